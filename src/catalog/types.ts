@@ -1,0 +1,65 @@
+/** @module The compiled, frozen catalog: what the config means, independent of how it was written. */
+import type { UpstreamSpec } from "../config/types.js";
+
+export type MemberKind = "tool";
+
+export interface Member {
+  readonly kind: MemberKind;
+  readonly upstream: string;
+  /** The part after `upstream/`: a name, or a glob. */
+  readonly pattern: string;
+  /** `upstream/pattern`, as reported in `missing`. */
+  readonly ref: string;
+  /** Set for globs; exact members compare by string. */
+  readonly regex?: RegExp;
+  /** A required member must be satisfied for its toolset to be enabled (an implicit whole-upstream member is not). */
+  readonly required: boolean;
+  readonly as?: string;
+  readonly title?: string;
+  readonly description?: string;
+  /** `file:line:col` of the declaration. */
+  readonly where: string;
+}
+
+export interface Toolset {
+  readonly name: string;
+  /** Falls back to the name. */
+  readonly title: string;
+  readonly description: string;
+  readonly instructions?: string;
+  readonly default: boolean;
+  readonly always: boolean;
+  /** Made for an upstream that no toolset mentions. */
+  readonly implicit: boolean;
+  readonly members: readonly Member[];
+  /** The upstreams its members live on, in first-mention order. */
+  readonly upstreams: readonly string[];
+  readonly where: string;
+}
+
+export interface Upstream {
+  readonly name: string;
+  readonly transport: "stdio" | "http";
+  readonly url?: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly command?: string;
+  readonly args: readonly string[];
+  readonly env: Readonly<Record<string, string>>;
+  /** Absolute; relative `cwd` is taken from the config file's folder. */
+  readonly cwd: string;
+  readonly prefix: string;
+  /** Some declared toolset mentions it: then only named tools can be exposed. */
+  readonly covered: boolean;
+  /** As written, `${VAR}` unresolved: the only form any output may show. */
+  readonly display: UpstreamSpec;
+  readonly where: string;
+}
+
+export interface Catalog {
+  readonly name: string;
+  readonly instructions?: string;
+  readonly upstreams: ReadonlyMap<string, Upstream>;
+  /** In declaration order (first file first); implicit toolsets after declared ones. */
+  readonly toolsets: readonly Toolset[];
+  readonly toolset: ReadonlyMap<string, Toolset>;
+}

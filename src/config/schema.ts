@@ -1,0 +1,115 @@
+/** @module Validates a parsed file against schema/packs.schema.json and turns ajv's findings into located errors. */
+import { readFileSync } from "node:fs";
+import { Ajv2020, type ErrorObject } from "ajv/dist/2020.js";
+import { type ConfigError, closest } from "./errors.js";
+import type { Path, Source } from "./source.js";
+
+const schemaUrl = new URL("../../schema/packs.schema.json", import.meta.url);
+export const packsSchema = JSON.parse(readFileSync(schemaUrl, "utf8")) as Record<string, unknown>;
+
+let compiled: ReturnType<Ajv2020["compile"]> | undefined;
+function validator() {
+  compiled ??= new Ajv2020({ allErrors: true, verbose: true, strict: true, allowUnionTypes: true }).compile(
+    packsSchema,
+  );
+  return compiled;
+}
+
+export function validateSource(source: Source): ConfigError[] {
+  const validate = validator();
+  if (validate(source.data)) return [];
+  const errors = (validate.errors ?? []).filter((e) => !isNoise(e, validate.errors ?? [], source.data));
+  const seen = new Set<string>();
+  const out: ConfigError[] = [];
+  for (const e of errors) {
+    const err = toConfigError(e, source);
+    const id = `${err.line}:${err.col}:${err.message}`;
+    if (!seen.has(id)) {
+      seen.add(id);
+      out.push(err);
+    }
+  }
+  return out;
+}
+
+function pathOf(instancePath: string): (string | number)[] {
+  if (!instancePath) return [];
+  return instancePath
+    .slice(1)
+    .split("/")
+    .map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"))
+    .map((s) => (/^\d+$/.test(s) ? Number(s) : s));
+}
+
+function valueAt(data: unknown, path: Path): unknown {
+  let v = data;
+  for (const seg of path)
+    v = v && typeof v === "object" ? (v as Record<string | number, unknown>)[seg] : undefined;
+  return v;
+}
+
+/** oneOf branches report every branch's failure; keep only the branch matching the value's kind. */
+function isNoise(e: ErrorObject, all: ErrorObject[], data: unknown): boolean {
+  // Names are checked by the compiler, which can say why a name is refused.
+  if (e.keyword === "propertyNames" || e.propertyName !== undefined) return true;
+  if (!e.schemaPath.includes("/oneOf/") && e.keyword !== "oneOf") return false;
+  const value = valueAt(data, pathOf(e.instancePath));
+  if (e.keyword === "oneOf") return all.some((o) => o !== e && o.instancePath.startsWith(e.instancePath));
+  const isObject = value !== null && typeof value === "object";
+  if (e.keyword === "type" && e.schemaPath.includes("/oneOf/0/")) return isObject;
+  return false;
+}
+
+function describe(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "a list";
+  if (typeof value === "object") return "a mapping";
+  return `${typeof value} ${JSON.stringify(value)}`;
+}
+
+function knownKeys(e: ErrorObject): string[] {
+  const props = (e.parentSchema as { properties?: Record<string, unknown> } | undefined)?.properties;
+  return props ? Object.keys(props).filter((k) => k !== "$schema") : [];
+}
+
+function toConfigError(e: ErrorObject, source: Source): ConfigError {
+  const path = pathOf(e.instancePath);
+  const where = path.length ? path.join(".") : "the top level";
+  const value = valueAt(source.data, path);
+  switch (e.keyword) {
+    case "additionalProperties": {
+      const key = String((e.params as { additionalProperty: string }).additionalProperty);
+      const known = knownKeys(e);
+      const guess = closest(key, known);
+      return source.error(
+        [...path, key],
+        `unknown key "${key}" in ${where}`,
+        guess ? `did you mean "${guess}"?` : known.length ? `known keys: ${known.join(", ")}` : undefined,
+        true,
+      );
+    }
+    case "type":
+      return source.error(path, `${where} must be ${article(String(e.params.type))}, not ${describe(value)}`);
+    case "required":
+      return source.error(path, `${where} needs "${String(e.params.missingProperty)}"`);
+    case "pattern":
+    case "propertyNames":
+      return source.error(path, `${where}: ${e.message ?? "invalid"}`);
+    case "oneOf":
+      return source.error(path, `${where} must be a string "upstream/tool" or a mapping with "tool"`);
+    default:
+      return source.error(path, `${where} ${e.message ?? "is invalid"}`);
+  }
+}
+
+function article(type: string): string {
+  const names: Record<string, string> = {
+    object: "a mapping",
+    array: "a list",
+    string: "a string",
+    boolean: "true or false",
+    number: "a number",
+    integer: "a whole number",
+  };
+  return names[type] ?? type;
+}

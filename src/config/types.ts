@@ -1,0 +1,35 @@
+/** @module The user's config as written (after validation and `${VAR}` interpolation). Mirrors schema/packs.schema.json. */
+
+export interface MemberObject {
+  tool: string;
+  as?: string;
+  title?: string;
+  description?: string;
+}
+export type MemberSpec = string | MemberObject;
+
+export interface UpstreamSpec {
+  url?: string;
+  headers?: Record<string, string>;
+  command?: string;
+  args?: string[];
+  env?: Record<string, string>;
+  cwd?: string;
+  prefix?: string;
+}
+
+export interface ToolsetSpec {
+  title?: string;
+  description?: string;
+  instructions?: string;
+  default?: boolean;
+  always?: boolean;
+  tools?: MemberSpec[];
+}
+
+export interface PacksFile {
+  name?: string;
+  instructions?: string;
+  upstreams?: Record<string, UpstreamSpec>;
+  toolsets?: Record<string, ToolsetSpec>;
+}

@@ -1,0 +1,121 @@
+/** @module The URL decides: a query string becomes the set of active toolsets, unknown names and a canonical key. */
+import type { Catalog } from "./catalog/types.js";
+
+/** What a hostile query may cost: longer queries and more names are refused with a clear error. */
+export const LIMITS = Object.freeze({ queryLength: 8192, names: 256 });
+
+export interface ParsedQuery {
+  /** Names added to the defaults (bare keys, `key=value` keys, `toolsets=`). */
+  readonly add: readonly string[];
+  /** Set when `only` appears (even empty): then `add` is ignored. */
+  readonly only?: readonly string[];
+  readonly without: readonly string[];
+  /** Every name in the order it appeared, for reporting unknown ones. */
+  readonly named: readonly string[];
+  /** True when the query has no key that counts (only ignored keys or nothing). */
+  readonly empty: boolean;
+}
+
+export type ParseResult = { ok: true; query: ParsedQuery } | { ok: false; error: string };
+
+export interface SelectionOptions {
+  /** Query keys that belong to someone else (`scopes`), never read as names. */
+  readonly ignoreKeys?: readonly string[];
+  /** What an empty query gets, in URL spelling (`only=docs`); default: each toolset's own default. */
+  readonly defaultSelection?: string;
+}
+
+export interface Selection {
+  /** Requested toolsets, in catalog order (whether they will be enabled is the resolver's call). */
+  readonly active: readonly string[];
+  /** Names the catalog does not know, first appearance order, no duplicates. */
+  readonly unknown: readonly string[];
+  /** Same key ⇔ same active set: `?a&b`, `?b&a` and `?toolsets=a,b` share it. */
+  readonly key: string;
+}
+
+function decode(s: string): string {
+  const plus = s.replace(/\+/g, " ");
+  try {
+    return decodeURIComponent(plus);
+  } catch {
+    return plus;
+  }
+}
+
+function split(value: string): string[] {
+  return value.split(/[\s,]+/).filter(Boolean);
+}
+
+/** Parses a query string (with or without the leading `?`). Never throws. */
+export function parseQuery(query: string, ignoreKeys: readonly string[] = []): ParseResult {
+  const q = query.startsWith("?") ? query.slice(1) : query;
+  if (q.length > LIMITS.queryLength) {
+    return { ok: false, error: `query string too long (${q.length} > ${LIMITS.queryLength} characters)` };
+  }
+  const add: string[] = [];
+  const without: string[] = [];
+  const named: string[] = [];
+  let only: string[] | undefined;
+  let empty = true;
+  for (const part of q.split("&")) {
+    if (!part) continue;
+    const eq = part.indexOf("=");
+    const key = decode(eq < 0 ? part : part.slice(0, eq)).trim();
+    const value = eq < 0 ? "" : decode(part.slice(eq + 1));
+    if (!key || ignoreKeys.includes(key)) continue;
+    empty = false;
+    const names = split(key === "toolsets" || key === "only" || key === "without" ? value : key);
+    if (key === "only") {
+      only ??= [];
+      only.push(...names);
+    } else if (key === "without") without.push(...names);
+    else add.push(...names);
+    named.push(...names);
+    if (named.length > LIMITS.names) {
+      return { ok: false, error: `too many toolset names in the query (more than ${LIMITS.names})` };
+    }
+  }
+  return { ok: true, query: { add, ...(only ? { only } : {}), without, named, empty } };
+}
+
+/**
+ * The active set: `only` (plus every always toolset) or the defaults plus the added names; then `without`,
+ * which cannot drop an always toolset. Unknown names are served around and reported.
+ */
+export function selectToolsets(catalog: Catalog, query: ParsedQuery, defaultQuery?: ParsedQuery): Selection {
+  const base = query.empty && defaultQuery ? defaultQuery : query;
+  const want = new Set<string>();
+  if (base.only) {
+    for (const n of base.only) want.add(n);
+  } else {
+    for (const t of catalog.toolsets) if (t.default) want.add(t.name);
+    for (const n of base.add) want.add(n);
+  }
+  for (const n of base.without) want.delete(n);
+  const active = catalog.toolsets.filter((t) => t.always || want.has(t.name)).map((t) => t.name);
+  const unknown: string[] = [];
+  for (const n of [...base.named, ...(base === query ? [] : query.named)]) {
+    if (!catalog.toolset.has(n) && !unknown.includes(n)) unknown.push(n);
+  }
+  return Object.freeze({
+    active: Object.freeze(active),
+    unknown: Object.freeze(unknown),
+    key: active.join(","),
+  });
+}
+
+export type SelectResult = { ok: true; selection: Selection } | { ok: false; error: string };
+
+/** Query string → selection, applying the deployment's options. Never throws. */
+export function select(catalog: Catalog, query: string, options: SelectionOptions = {}): SelectResult {
+  const parsed = parseQuery(query, options.ignoreKeys);
+  if (!parsed.ok) return parsed;
+  let fallback: ParsedQuery | undefined;
+  if (options.defaultSelection !== undefined) {
+    const d = parseQuery(options.defaultSelection);
+    if (!d.ok) return { ok: false, error: `default selection: ${d.error}` };
+    fallback = d.query;
+  }
+  return { ok: true, selection: selectToolsets(catalog, parsed.query, fallback) };
+}

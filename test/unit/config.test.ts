@@ -1,0 +1,201 @@
+import { describe, expect, test } from "vitest";
+import { catalogOf, errorsOf } from "../helpers/catalog.js";
+
+describe("config errors point at the offending node", () => {
+  test.each([
+    [
+      "a YAML syntax error is reported without a position",
+      "toolsets:\n  a: [unclosed\n",
+      /^packs\.yaml:3:1: YAML syntax/,
+    ],
+    [
+      "an unknown key deep inside a toolset passes silently",
+      "upstreams: { u: { command: x } }\ntoolsets:\n  a:\n    descripton: hi\n    tools: [u/t]\n",
+      /^packs\.yaml:4:5: unknown key "descripton" in toolsets\.a \(did you mean "description"\?\)$/,
+    ],
+    [
+      "an unknown top-level key passes silently",
+      "upstream: {}\n",
+      /^packs\.yaml:1:1: unknown key "upstream" .*did you mean "upstreams"/,
+    ],
+    [
+      "a wrong type is accepted",
+      "upstreams: { u: { command: x } }\ntoolsets:\n  a:\n    default: yes please\n    tools: [u/t]\n",
+      /^packs\.yaml:4:14: toolsets\.a\.default must be true or false, not string "yes please"$/,
+    ],
+    [
+      "a ref to an undeclared upstream is accepted",
+      "upstreams: { github: { url: 'https://x/mcp' } }\ntoolsets:\n  a:\n    tools:\n      - githb/list\n",
+      /^packs\.yaml:5:9: "githb\/list" refers to upstream "githb", which is not declared \(did you mean "github\/list"\?\)$/,
+    ],
+    [
+      "a bad tool name is accepted",
+      "upstreams: { u: { command: x } }\ntoolsets:\n  a:\n    tools: ['u/has space']\n",
+      /^packs\.yaml:4:13: "has space" is not a valid tool name/,
+    ],
+    [
+      "a member without an upstream is accepted",
+      "toolsets:\n  a:\n    tools: [list_issues]\n",
+      /is not a tool reference.*upstream\/tool/,
+    ],
+    [
+      "a toolset named after a reserved query key is accepted",
+      "upstreams: { u: { command: x } }\ntoolsets:\n  only:\n    tools: [u/t]\n",
+      /^packs\.yaml:3:3: toolset name "only" is a reserved query key/,
+    ],
+    [
+      "a toolset name that is not URL-safe is accepted",
+      "upstreams: { u: { command: x } }\ntoolsets:\n  'my tools':\n    tools: [u/t]\n",
+      /^packs\.yaml:3:3: toolset name "my tools" is not URL-safe/,
+    ],
+    [
+      "an upstream with both url and command is accepted",
+      "upstreams:\n  u: { command: x, url: 'https://x' }\n",
+      /^packs\.yaml:2:3: upstream "u" has both url and command/,
+    ],
+    [
+      "an upstream with neither url nor command is accepted",
+      "upstreams:\n  u: { args: [a] }\n",
+      /^packs\.yaml:2:3: upstream "u" has neither url nor command/,
+    ],
+    [
+      "an override on a glob is silently ignored",
+      "upstreams: { u: { command: x } }\ntoolsets:\n  a:\n    tools:\n      - { tool: 'u/*', as: y }\n",
+      /is a glob, but an override/,
+    ],
+  ])("%s", (_bug, yaml, pattern) => {
+    const errors = errorsOf(yaml);
+    expect(errors.length).toBeGreaterThan(0);
+    expect(errors[0]).toMatch(pattern);
+  });
+
+  test("only the first of several errors is reported", () => {
+    const errors = errorsOf(
+      "upstreams:\n  u: { command: x, bogus: 1 }\ntoolsets:\n  a: { tools: [v/t], defalt: true }\n",
+    );
+    expect(errors).toHaveLength(2);
+    const semantic = errorsOf(
+      "upstreams:\n  u: { command: x }\ntoolsets:\n  a: { tools: [v/t, w/t] }\n  only: { tools: [u/t] }\n",
+    );
+    expect(semantic).toHaveLength(3);
+  });
+
+  test("two upstream tools exposed under one name are silently merged", () => {
+    const errors = errorsOf(`upstreams:
+  a: { command: a }
+  b: { command: b }
+toolsets:
+  one: { tools: [a/search] }
+  two:
+    default: false
+    tools: [b/search]
+`);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatch(
+      /^packs\.yaml:8:13: exposed name "search" is used by b\/search \(toolset two\) and by a\/search \(toolset one, at packs\.yaml:5:18\)/,
+    );
+    expect(errors[0]).toMatch(/as:.*prefix:/);
+  });
+
+  test("a prefix or as: does not resolve a name collision", () => {
+    expect(
+      errorsOf(
+        "upstreams:\n  a: { command: a }\n  b: { command: b, prefix: b_ }\ntoolsets:\n  one: { tools: [a/search, b/search] }\n",
+      ),
+    ).toEqual([]);
+    expect(
+      errorsOf(
+        "upstreams:\n  a: { command: a }\n  b: { command: b }\ntoolsets:\n  one: { tools: [a/search, { tool: b/search, as: b_search }] }\n",
+      ),
+    ).toEqual([]);
+  });
+});
+
+describe("environment variables", () => {
+  test("a missing variable is replaced by an empty string", () => {
+    const errors = errorsOf(
+      "upstreams:\n  g:\n    url: https://x/mcp\n    headers: { Authorization: 'Bearer ${GH_TOKEN}' }\n",
+    );
+    expect(errors).toEqual([
+      "packs.yaml:4:31: environment variable GH_TOKEN is not set (used in upstreams.g.headers.Authorization) (set GH_TOKEN, or write ${GH_TOKEN:-default})",
+    ]);
+  });
+
+  test("a default or a set variable is not substituted", () => {
+    const c = catalogOf(
+      "upstreams:\n  g:\n    url: ${BASE:-https://x}/mcp\n    headers: { A: 'Bearer ${T}', B: '$${T}' }\n",
+      { T: "s3cret" },
+    );
+    const g = c.upstreams.get("g")!;
+    expect(g.url).toBe("https://x/mcp");
+    expect(g.headers).toEqual({ A: "Bearer s3cret", B: "${T}" });
+  });
+
+  test("a secret from the environment shows up in the display form", () => {
+    const c = catalogOf("upstreams:\n  g:\n    url: https://x/mcp\n    headers: { A: 'Bearer ${T}' }\n", {
+      T: "s3cret",
+    });
+    expect(JSON.stringify(c.upstreams.get("g")!.display)).not.toContain("s3cret");
+    expect(c.upstreams.get("g")!.display.headers).toEqual({ A: "Bearer ${T}" });
+  });
+
+  test("an error about a value prints the secret it contains", () => {
+    const errors = errorsOf("upstreams:\n  g:\n    url: ${U}\n", { U: "ftp://user:s3cret@host" });
+    expect(errors.join()).toContain("${U}");
+    expect(errors.join()).not.toContain("s3cret");
+  });
+});
+
+describe("several files", () => {
+  const base = {
+    file: "base.yaml",
+    text: "upstreams:\n  u: { command: x }\ntoolsets:\n  sandboxes:\n    title: Sandboxes\n    tools: [u/start]\n",
+  };
+  test("a toolset declared in two files splits into two or loses members", () => {
+    const team = {
+      file: "team.yaml",
+      text: "upstreams:\n  v: { command: y }\ntoolsets:\n  sandboxes:\n    title: Ignored\n    tools: [v/run]\n",
+    };
+    const r = errorsOf([base, team]);
+    expect(r).toEqual([]);
+  });
+
+  test("an upstream declared twice with different specs is silently overridden", () => {
+    const team = { file: "team.yaml", text: "upstreams:\n  u: { command: other }\n" };
+    expect(errorsOf([base, team])).toEqual([
+      expect.stringMatching(
+        /^team\.yaml:2:3: upstream "u" is declared again with a different spec \(first at base\.yaml:2:3\)/,
+      ),
+    ]);
+    const same = { file: "team.yaml", text: "upstreams:\n  u: { command: x }\n" };
+    expect(errorsOf([base, same])).toEqual([]);
+  });
+});
+
+describe("compiling", () => {
+  test("an upstream that no toolset mentions exposes nothing", () => {
+    const c = catalogOf(
+      "upstreams:\n  a: { command: a }\n  b: { command: b }\ntoolsets:\n  one: { tools: [a/x] }\n",
+    );
+    expect(c.toolset.get("b")).toMatchObject({ implicit: true, default: true, upstreams: ["b"] });
+    expect(c.upstreams.get("a")?.covered).toBe(true);
+    expect(c.upstreams.get("b")?.covered).toBe(false);
+  });
+
+  test("the first declaration does not describe a merged toolset", () => {
+    const r = errorsOf("upstreams: { u: { command: x } }\n");
+    expect(r).toEqual([]);
+  });
+
+  test("a compiled catalog can be changed after it is built", () => {
+    const c = catalogOf("upstreams:\n  a: { command: a }\ntoolsets:\n  one: { tools: [a/x] }\n");
+    expect(Object.isFrozen(c)).toBe(true);
+    expect(Object.isFrozen(c.toolsets[0]!.members)).toBe(true);
+    expect(() => (c.toolset as Map<string, unknown>).set("x", {})).toThrow();
+  });
+
+  test("relative cwd is taken from the process instead of the config file", () => {
+    const r = catalogOf("upstreams:\n  a: { command: a, cwd: sub }\n");
+    expect(r.upstreams.get("a")?.cwd).toBe(`${process.cwd()}/sub`);
+  });
+});
