@@ -1,0 +1,142 @@
+/** @module The Streamable HTTP transport of one session, on plain node:http (no Web Request/Response conversion). */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { JSONRPCMessage, MessageExtraInfo, RequestId } from "@modelcontextprotocol/sdk/types.js";
+
+/** One POST that carried requests: answered as plain JSON unless something must be streamed before the answer. */
+interface PendingPost {
+  readonly res: ServerResponse;
+  readonly waiting: Set<RequestId>;
+  readonly responses: JSONRPCMessage[];
+  readonly batch: boolean;
+  sse: boolean;
+  done: boolean;
+}
+
+const SSE_HEADERS = {
+  "content-type": "text/event-stream",
+  "cache-control": "no-cache",
+  connection: "keep-alive",
+};
+
+function event(message: JSONRPCMessage): string {
+  return `event: message\ndata: ${JSON.stringify(message)}\n\n`;
+}
+
+export class HttpSessionTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: <T extends JSONRPCMessage>(message: T, extra?: MessageExtraInfo) => void;
+  private readonly pending = new Map<RequestId, PendingPost>();
+  private stream: ServerResponse | undefined;
+  private closed = false;
+
+  constructor(readonly sessionId: string) {}
+
+  async start(): Promise<void> {}
+
+  /** True while a GET stream is open (the session is in use even when it sends nothing). */
+  get streaming(): boolean {
+    return this.stream !== undefined;
+  }
+
+  handlePost(req: IncomingMessage, res: ServerResponse, messages: JSONRPCMessage[], batch: boolean): void {
+    const requestInfo = { headers: req.headers };
+    const ids = messages.filter((m) => "method" in m && "id" in m).map((m) => (m as { id: RequestId }).id);
+    if (ids.length === 0) {
+      res.writeHead(202, { "mcp-session-id": this.sessionId }).end();
+      for (const m of messages) this.onmessage?.(m, { requestInfo });
+      return;
+    }
+    const post: PendingPost = { res, waiting: new Set(ids), responses: [], batch, sse: false, done: false };
+    for (const id of ids) this.pending.set(id, post);
+    res.on("close", () => {
+      if (post.done) return;
+      post.done = true;
+      // A dropped connection is not a cancellation: the answers are simply not delivered.
+      for (const id of post.waiting) if (this.pending.get(id) === post) this.pending.delete(id);
+    });
+    for (const m of messages) this.onmessage?.(m, { requestInfo });
+  }
+
+  handleGet(res: ServerResponse): void {
+    if (this.stream) {
+      res.writeHead(409, { "content-type": "application/json" });
+      res.end(
+        JSON.stringify({
+          jsonrpc: "2.0",
+          id: null,
+          error: { code: -32000, message: "Conflict: a GET stream is already open for this session" },
+        }),
+      );
+      return;
+    }
+    res.writeHead(200, { ...SSE_HEADERS, "mcp-session-id": this.sessionId });
+    res.flushHeaders();
+    this.stream = res;
+    res.on("close", () => {
+      if (this.stream === res) this.stream = undefined;
+    });
+  }
+
+  async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    if (this.closed) return;
+    const isResponse = ("result" in message || "error" in message) && "id" in message;
+    if (isResponse) {
+      const id = (message as { id: RequestId }).id;
+      const post = this.pending.get(id);
+      if (!post) return;
+      this.pending.delete(id);
+      post.waiting.delete(id);
+      this.answer(post, message);
+      return;
+    }
+    const related = options?.relatedRequestId;
+    const post = related !== undefined ? this.pending.get(related) : undefined;
+    if (post && !post.done) {
+      this.upgrade(post);
+      post.res.write(event(message));
+      return;
+    }
+    // Not tied to a live request: the standalone GET stream, or nowhere (as the SDK does).
+    this.stream?.write(event(message));
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const post of new Set(this.pending.values())) {
+      post.done = true;
+      if (!post.res.headersSent) post.res.writeHead(204);
+      post.res.end();
+    }
+    this.pending.clear();
+    this.stream?.end();
+    this.stream = undefined;
+    this.onclose?.();
+  }
+
+  private upgrade(post: PendingPost): void {
+    if (post.sse) return;
+    post.sse = true;
+    post.res.writeHead(200, { ...SSE_HEADERS, "mcp-session-id": this.sessionId });
+  }
+
+  private answer(post: PendingPost, message: JSONRPCMessage): void {
+    if (post.done) return;
+    if (post.sse) {
+      post.res.write(event(message));
+      if (post.waiting.size === 0) {
+        post.done = true;
+        post.res.end();
+      }
+      return;
+    }
+    post.responses.push(message);
+    if (post.waiting.size > 0) return;
+    post.done = true;
+    const body = JSON.stringify(post.batch ? post.responses : post.responses[0]);
+    post.res.writeHead(200, { "content-type": "application/json", "mcp-session-id": this.sessionId });
+    post.res.end(body);
+  }
+}

@@ -1,0 +1,26 @@
+/** @module Serving one session over stdio, for clients that launch the proxy: stdout carries the protocol only. */
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import type { Gateway } from "./proxy/gateway.js";
+
+/** Serves until stdin closes; resolves then, after the session and every upstream are closed. */
+export async function serveStdio(gateway: Gateway, selectionQuery: string): Promise<void> {
+  const log = gateway.options.logger;
+  const parsed = gateway.select(selectionQuery);
+  if (!parsed.ok) throw new Error(`bad --toolsets selection: ${parsed.error}`);
+  const { selection } = parsed;
+  const resolution = await gateway.resolve(selection);
+  const session = gateway.openSession(selection, resolution);
+  const transport = new StdioServerTransport();
+  const ended = new Promise<void>((resolve) => {
+    process.stdin.once("end", resolve);
+    process.stdin.once("close", resolve);
+    transport.onclose = () => resolve();
+  });
+  await session.server.connect(transport);
+  log.info("serving over stdio", {
+    active: resolution.active,
+    tools: resolution.tools.length,
+    ...(selection.unknown.length ? { unknown: selection.unknown } : {}),
+  });
+  await ended;
+}
