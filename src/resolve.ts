@@ -1,19 +1,26 @@
 /** @module The pure resolver: catalog + requested toolsets + inventory → one complete, frozen Resolution. */
 import { deepFreeze } from "./catalog/freeze.js";
-import type { Inventory, ToolDef, UpstreamState } from "./catalog/inventory.js";
+import type { Inventory, Offer, UpstreamState } from "./catalog/inventory.js";
 import { exposedName } from "./catalog/names.js";
-import type { Catalog, Member, Toolset } from "./catalog/types.js";
+import type { Catalog, Member, MemberKind, Toolset } from "./catalog/types.js";
 import type { Selection } from "./selection.js";
 
-/** One exposed tool: the name a client calls and where the call goes. */
-export interface Route {
+type Def = { readonly [key: string]: unknown };
+
+/** One exposed item: the name (or URI) a client uses and where the request goes. */
+export interface Route<D extends Def = Def> {
+  readonly kind: MemberKind;
+  /** Exposed tool/prompt name, or the resource URI / URI template. */
   readonly name: string;
   readonly upstream: string;
+  /** The upstream's own name (or URI). */
   readonly original: string;
-  /** The toolsets that expose it (a tool two packs share belongs to both). */
+  /** The toolsets that expose it (an item two packs share belongs to both). */
   readonly toolsets: readonly string[];
   /** The upstream's definition with the exposed name and overrides applied. */
-  readonly definition: ToolDef;
+  readonly definition: D;
+  /** A resource template (uriTemplate) rather than a resource. */
+  readonly template?: boolean;
 }
 
 export type Reason = "missing" | "upstream-unavailable" | "conflict";
@@ -29,6 +36,12 @@ export interface Unavailable {
   readonly upstreams: readonly string[];
 }
 
+/** A URI pattern a read, subscription or completion may be routed by (templates and resource globs). */
+export interface UriRoute {
+  readonly upstream: string;
+  readonly regex: RegExp;
+}
+
 export interface Resolution {
   /** The selection's canonical key. */
   readonly key: string;
@@ -39,65 +52,94 @@ export interface Resolution {
   readonly unavailable: readonly Unavailable[];
   readonly tools: readonly Route[];
   readonly tool: ReadonlyMap<string, Route>;
+  readonly prompts: readonly Route[];
+  readonly prompt: ReadonlyMap<string, Route>;
+  /** Resources and templates, in one list (templates carry `template: true`). */
+  readonly resources: readonly Route[];
+  /** By URI or URI template. */
+  readonly resource: ReadonlyMap<string, Route>;
+  /** Patterns that route URIs not listed verbatim (template instances, resource globs). */
+  readonly uriRoutes: readonly UriRoute[];
+  /** The upstreams of the active toolsets. */
+  readonly upstreams: readonly string[];
   readonly instructions?: string;
   readonly unknown: readonly string[];
 }
 
 interface Exposure {
+  readonly kind: MemberKind;
   readonly name: string;
   readonly upstream: string;
   readonly original: string;
   readonly member: Member;
-  readonly def: ToolDef;
+  readonly def: Def;
+  readonly template: boolean;
 }
 
-const indexCache = new WeakMap<readonly ToolDef[], Map<string, ToolDef>>();
-function byName(tools: readonly ToolDef[]): Map<string, ToolDef> {
-  let index = indexCache.get(tools);
-  if (!index) {
-    index = new Map(tools.map((t) => [t.name, t]));
-    indexCache.set(tools, index);
+type Ready = Extract<UpstreamState, { status: "ready" }>;
+
+/** The items of one kind an upstream offers, with the key members match against. */
+function itemsOf(state: Offer, kind: MemberKind): { key: string; def: Def; template: boolean }[] {
+  const cache = itemCache.get(state)?.[kind];
+  if (cache) return cache;
+  let items: { key: string; def: Def; template: boolean }[];
+  if (kind === "tool") items = state.tools.map((def) => ({ key: def.name, def, template: false }));
+  else if (kind === "prompt") items = state.prompts.map((def) => ({ key: def.name, def, template: false }));
+  else {
+    items = [
+      ...state.resources.map((def) => ({ key: def.uri, def, template: false })),
+      ...state.templates.map((def) => ({ key: def.uriTemplate, def, template: true })),
+    ];
   }
-  return index;
+  itemCache.set(state, { ...itemCache.get(state), [kind]: items });
+  return items;
+}
+const itemCache = new WeakMap<Offer, Partial<Record<MemberKind, { key: string; def: Def; template: boolean }[]>>>();
+
+const indexCache = new WeakMap<object, Map<string, { def: Def; template: boolean }>>();
+function lookup(state: Offer, kind: MemberKind, key: string) {
+  const items = itemsOf(state, kind);
+  let index = indexCache.get(items);
+  if (!index) {
+    index = new Map(items.map((i) => [i.key, i]));
+    indexCache.set(items, index);
+  }
+  return index.get(key);
 }
 
 /** What one toolset would expose against the inventory, or why it cannot be enabled. */
-function evaluate(
-  t: Toolset,
-  catalog: Catalog,
-  inventory: Inventory,
-): Exposure[] | Omit<Unavailable, "name"> {
-  const down = t.upstreams
-    .map((u) => [u, inventory.get(u)] as const)
-    .filter(
-      (e): e is readonly [string, Exclude<UpstreamState, { status: "ready" }> | undefined] =>
-        e[1]?.status !== "ready",
-    );
+function evaluate(t: Toolset, catalog: Catalog, inventory: Inventory): Exposure[] | Omit<Unavailable, "name"> {
+  const down = t.upstreams.filter((u) => inventory.get(u)?.status !== "ready");
   if (down.length) {
     return {
       reason: "upstream-unavailable",
       missing: [],
-      detail: down.map(([u, s]) => `${u}: ${s ? s.reason : "not started"}`).join("; "),
-      upstreams: down.map(([u]) => u),
+      detail: down
+        .map((u) => {
+          const s = inventory.get(u);
+          return `${u}: ${s?.status === "unavailable" ? s.reason : "not started"}`;
+        })
+        .join("; "),
+      upstreams: down,
     };
   }
   const missing: Member[] = [];
   const exact = new Map<string, Exposure>();
   const globbed: Exposure[] = [];
   for (const m of t.members) {
-    const state = inventory.get(m.upstream) as Extract<UpstreamState, { status: "ready" }>;
-    const prefix = catalog.upstreams.get(m.upstream)?.prefix ?? "";
+    const state = inventory.get(m.upstream) as Ready;
+    const prefix = m.kind === "resource" ? "" : (catalog.upstreams.get(m.upstream)?.prefix ?? "");
     if (!m.regex) {
-      const def = byName(state.tools).get(m.pattern);
-      if (!def) missing.push(m);
-      else exact.set(`${m.upstream}\u0000${m.pattern}`, expose(def, m, prefix));
+      const hit = lookup(state, m.kind, m.pattern);
+      if (!hit) missing.push(m);
+      else exact.set(`${m.kind}\u0000${m.upstream}\u0000${m.pattern}`, expose(m, m.pattern, hit.def, hit.template, prefix));
       continue;
     }
     let hits = 0;
-    for (const def of state.tools) {
-      if (!m.regex.test(def.name)) continue;
+    for (const item of itemsOf(state, m.kind)) {
+      if (!m.regex.test(item.key)) continue;
       hits++;
-      globbed.push(expose(def, m, prefix));
+      globbed.push(expose(m, item.key, item.def, item.template, prefix));
     }
     if (hits === 0 && m.required) missing.push(m);
   }
@@ -105,35 +147,27 @@ function evaluate(
     return {
       reason: "missing",
       missing: missing.map((m) => m.ref),
-      detail: `no tool matches ${missing.map((m) => m.ref).join(", ")}`,
+      detail: `nothing matches ${missing.map((m) => m.ref).join(", ")}`,
       upstreams: [...new Set(missing.map((m) => m.upstream))],
     };
   }
-  // An exact member overrides what a glob of the same toolset would expose for that tool.
-  const fromGlobs = globbed.filter((e) => !exact.has(`${e.upstream}\u0000${e.original}`));
-  return [...fromGlobs, ...exact.values()].sort((a, b) => order(t, a) - order(t, b));
+  // An exact member overrides what a glob of the same toolset would expose for that item.
+  const fromGlobs = globbed.filter((e) => !exact.has(`${e.kind}\u0000${e.upstream}\u0000${e.original}`));
+  const order = (e: Exposure) => t.members.indexOf(e.member);
+  return [...fromGlobs, ...exact.values()].sort((a, b) => order(a) - order(b));
 }
 
-function order(t: Toolset, e: Exposure): number {
-  return t.members.indexOf(e.member);
+function expose(member: Member, original: string, def: Def, template: boolean, prefix: string): Exposure {
+  const name = member.kind === "resource" ? original : exposedName(original, prefix, member.as);
+  return { kind: member.kind, name, upstream: member.upstream, original, member, def, template };
 }
 
-function expose(def: ToolDef, member: Member, prefix: string): Exposure {
-  return {
-    name: exposedName(def.name, prefix, member.as),
-    upstream: member.upstream,
-    original: def.name,
-    member,
-    def,
-  };
-}
-
-function definition(e: Exposure): ToolDef {
+function definition(e: Exposure): Def {
   const { member: m, def } = e;
-  if (e.name === def.name && m.title === undefined && m.description === undefined) return def;
+  if (e.name === e.original && m.title === undefined && m.description === undefined) return def;
   return {
     ...def,
-    name: e.name,
+    ...(e.kind === "resource" ? {} : { name: e.name }),
     ...(m.title !== undefined ? { title: m.title } : {}),
     ...(m.description !== undefined ? { description: m.description } : {}),
   };
@@ -144,6 +178,8 @@ export function resolve(catalog: Catalog, selection: Selection, inventory: Inven
   const routes = new Map<string, { route: Route; toolsets: string[] }>();
   const active: string[] = [];
   const unavailable: Unavailable[] = [];
+  const uriRoutes: UriRoute[] = [];
+  const upstreams = new Set<string>();
   for (const name of selection.active) {
     const t = catalog.toolset.get(name);
     if (!t) continue;
@@ -155,9 +191,10 @@ export function resolve(catalog: Catalog, selection: Selection, inventory: Inven
     const clashes = new Set<string>();
     const mine = new Map<string, Exposure>();
     for (const e of result) {
-      const other = routes.get(e.name)?.route ?? mine.get(e.name);
+      const key = `${e.kind}:${e.name}`;
+      const other = routes.get(key)?.route ?? mine.get(key);
       if (other && (other.upstream !== e.upstream || other.original !== e.original)) clashes.add(e.name);
-      if (!mine.has(e.name)) mine.set(e.name, e);
+      if (!mine.has(key)) mine.set(key, e);
     }
     if (clashes.size) {
       const names = [...clashes];
@@ -165,31 +202,41 @@ export function resolve(catalog: Catalog, selection: Selection, inventory: Inven
         name,
         reason: "conflict",
         missing: [],
-        detail: `exposed name${names.length > 1 ? "s" : ""} ${names.join(", ")} already taken by another tool`,
+        detail: `exposed name${names.length > 1 ? "s" : ""} ${names.join(", ")} already taken by another upstream's item`,
         upstreams: t.upstreams,
       });
       continue;
     }
     active.push(name);
-    for (const e of mine.values()) {
-      const existing = routes.get(e.name);
-      if (existing) existing.toolsets.push(name);
-      else {
-        const toolsets = [name];
-        routes.set(e.name, {
-          toolsets,
-          route: {
-            name: e.name,
-            upstream: e.upstream,
-            original: e.original,
-            toolsets,
-            definition: definition(e),
-          },
-        });
+    for (const u of t.upstreams) upstreams.add(u);
+    for (const m of t.members) {
+      if (m.kind === "resource" && m.regex) uriRoutes.push({ upstream: m.upstream, regex: m.regex });
+    }
+    for (const [key, e] of mine) {
+      const existing = routes.get(key);
+      if (existing) {
+        existing.toolsets.push(name);
+        continue;
       }
+      const toolsets = [name];
+      const route: Route = {
+        kind: e.kind,
+        name: e.name,
+        upstream: e.upstream,
+        original: e.original,
+        toolsets,
+        definition: definition(e),
+        ...(e.template ? { template: true } : {}),
+      };
+      routes.set(key, { toolsets, route });
+      if (e.template) uriRoutes.push({ upstream: e.upstream, regex: templateRegExp(e.name) });
     }
   }
-  const tools = [...routes.values()].map((r) => r.route);
+  const all = [...routes.values()].map((r) => r.route);
+  const of = (kind: MemberKind) => all.filter((r) => r.kind === kind);
+  const tools = of("tool");
+  const prompts = of("prompt");
+  const resources = of("resource");
   const instructions = sessionInstructions(catalog, active);
   return deepFreeze({
     key: selection.key,
@@ -198,9 +245,28 @@ export function resolve(catalog: Catalog, selection: Selection, inventory: Inven
     unavailable,
     tools,
     tool: new Map(tools.map((r) => [r.name, r])),
+    prompts,
+    prompt: new Map(prompts.map((r) => [r.name, r])),
+    resources,
+    resource: new Map(resources.map((r) => [r.name, r])),
+    uriRoutes,
+    upstreams: [...upstreams],
     ...(instructions ? { instructions } : {}),
     unknown: selection.unknown,
   });
+}
+
+/** `test://template/{id}/data` → a RegExp matching its instances (RFC 6570 level 1: `{x}` is one segment). */
+export function templateRegExp(template: string): RegExp {
+  const parts = template.split(/\{[^}]*\}/).map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
+  return new RegExp(`^${parts.join("[^/]+")}$`);
+}
+
+/** The upstream a URI belongs to in this resolution, or undefined. */
+export function routeUri(resolution: Resolution, uri: string): string | undefined {
+  const exact = resolution.resource.get(uri);
+  if (exact) return exact.upstream;
+  return resolution.uriRoutes.find((r) => r.regex.test(uri))?.upstream;
 }
 
 /** Host instructions, then `## <title>` sections for active toolsets with instructions, by name. */

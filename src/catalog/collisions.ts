@@ -23,8 +23,10 @@ export function checkCollisions(
   for (const t of toolsets) {
     for (const m of t.members) {
       if (m.regex) continue;
-      const prefix = upstreams.get(m.upstream)?.prefix ?? "";
-      const name = exposedName(m.pattern, prefix, m.as);
+      const prefix = m.kind === "resource" ? "" : (upstreams.get(m.upstream)?.prefix ?? "");
+      const exposed = m.kind === "resource" ? m.pattern : exposedName(m.pattern, prefix, m.as);
+      // Tools, prompts and resource URIs are separate namespaces.
+      const name = `${m.kind}:${exposed}`;
       const claim: Claim = {
         toolset: t.name,
         tool: `${m.upstream}/${m.pattern}`,
@@ -39,7 +41,7 @@ export function checkCollisions(
       if (prev.tool !== claim.tool) {
         errors.push({
           ...locate(m.where),
-          message: `exposed name "${name}" is used by ${claim.tool} (toolset ${t.name}) and by ${prev.tool} (toolset ${prev.toolset}, at ${prev.where})`,
+          message: `exposed ${m.kind === "resource" ? "resource URI" : `${m.kind} name`} "${exposed}" is used by ${claim.tool} (toolset ${t.name}) and by ${prev.tool} (toolset ${prev.toolset}, at ${prev.where})`,
           hint: `rename one with "as:", or give its upstream a "prefix:"`,
         });
       } else if (
@@ -50,7 +52,7 @@ export function checkCollisions(
         else
           errors.push({
             ...locate(m.where),
-            message: `${claim.tool} is exposed as "${name}" with a different title or description than at ${prev.where}`,
+            message: `${claim.tool} is exposed as "${exposed}" with a different title or description than at ${prev.where}`,
             hint: "describe it once, or expose the second under another name with as:",
           });
       }

@@ -4,11 +4,11 @@ import { dirname, resolve as resolvePath } from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import { type ConfigError, closest, locate } from "../config/errors.js";
 import type { LoadedFile } from "../config/load.js";
-import type { MemberSpec, ToolsetSpec, UpstreamSpec } from "../config/types.js";
+import type { MemberSpec, PromptSpec, ToolsetSpec, UpstreamSpec } from "../config/types.js";
 import { checkCollisions } from "./collisions.js";
 import { deepFreeze } from "./freeze.js";
 import { globToRegExp, isGlob, NAME_RULE, nameProblem, parseRef, TOOL_NAME_RULE } from "./names.js";
-import type { Catalog, Member, Toolset, Upstream } from "./types.js";
+import type { Catalog, Member, MemberKind, Toolset, Upstream } from "./types.js";
 
 export type CompileResult = { ok: true; catalog: Catalog } | { ok: false; errors: ConfigError[] };
 
@@ -73,10 +73,17 @@ export function compile(files: readonly LoadedFile[]): CompileResult {
         draft = { name: key, spec, where: where(source.at(path, true), source.file), members: [] };
         drafts.set(key, draft);
       }
-      (spec.tools ?? []).forEach((m, i) => {
-        const member = makeMember(m, [...path, "tools", i], file, upstreams, errors);
-        if (member && !draft.members.some((x) => sameMember(x, member))) draft.members.push(member);
-      });
+      const lists = [
+        ["tool", "tools", spec.tools ?? []],
+        ["prompt", "prompts", spec.prompts ?? []],
+        ["resource", "resources", spec.resources ?? []],
+      ] as const;
+      for (const [kind, list, specs] of lists) {
+        specs.forEach((m, i) => {
+          const member = makeMember(kind, m, [...path, list, i], file, upstreams, errors);
+          if (member && !draft.members.some((x) => sameMember(x, member))) draft.members.push(member);
+        });
+      }
     }
   }
 
@@ -97,22 +104,22 @@ export function compile(files: readonly LoadedFile[]): CompileResult {
       });
       continue;
     }
-    const member: Member = {
-      kind: "tool",
+    const members: Member[] = (["tool", "prompt", "resource"] as const).map((kind) => ({
+      kind,
       upstream: up.name,
-      pattern: "*",
-      ref: `${up.name}/*`,
-      regex: globToRegExp("*"),
+      pattern: kind === "resource" ? "**" : "*",
+      ref: refOf(kind, `${up.name}/*`),
+      regex: globToRegExp(kind === "resource" ? "**" : "*"),
       required: false,
       where: up.where,
-    };
+    }));
     toolsets.push(
       makeToolset(
         {
           name: up.name,
           spec: { description: `All tools of upstream ${up.name}.` },
           where: up.where,
-          members: [member],
+          members,
         },
         true,
       ),
@@ -236,25 +243,27 @@ function sameMember(a: Member, b: Member): boolean {
   return a.ref === b.ref && a.as === b.as && a.title === b.title && a.description === b.description;
 }
 
+function refOf(kind: MemberKind, ref: string): string {
+  return kind === "tool" ? ref : `${kind}:${ref}`;
+}
+
 function makeMember(
-  spec: MemberSpec,
+  kind: MemberKind,
+  spec: MemberSpec | PromptSpec,
   path: (string | number)[],
   file: LoadedFile,
   upstreams: ReadonlyMap<string, Upstream>,
   errors: ConfigError[],
 ): Member | undefined {
   const { source } = file;
-  const obj = typeof spec === "string" ? { tool: spec } : spec;
-  const refPath = typeof spec === "string" ? path : [...path, "tool"];
-  const ref = parseRef(obj.tool);
+  const obj: { ref: string; as?: string; title?: string; description?: string } =
+    typeof spec === "string" ? { ref: spec } : { ...spec, ref: "tool" in spec ? spec.tool : spec.prompt };
+  const refPath = typeof spec === "string" ? path : [...path, kind];
+  const ref = parseRef(obj.ref);
+  const noun = kind === "resource" ? "resource URI" : `${kind} name`;
   if (!ref) {
-    errors.push(
-      source.error(
-        refPath,
-        `"${obj.tool}" is not a tool reference`,
-        'write "upstream/tool", e.g. "github/list_issues"',
-      ),
-    );
+    const example = { tool: "github/list_issues", prompt: "everything/simple-prompt", resource: "memory/memory://knowledge-graph" }[kind];
+    errors.push(source.error(refPath, `"${obj.ref}" is not a ${kind} reference`, `write "upstream/${kind === "resource" ? "uri" : kind}", e.g. "${example}"`));
     return undefined;
   }
   if (!upstreams.has(ref.upstream)) {
@@ -262,7 +271,7 @@ function makeMember(
     errors.push(
       source.error(
         refPath,
-        `"${obj.tool}" refers to upstream "${ref.upstream}", which is not declared`,
+        `"${obj.ref}" refers to upstream "${ref.upstream}", which is not declared`,
         guess ? `did you mean "${guess}/${ref.pattern}"?` : "declare it under upstreams:",
       ),
     );
@@ -270,36 +279,22 @@ function makeMember(
   }
   const glob = isGlob(ref.pattern);
   if (glob && typeof spec !== "string") {
-    errors.push(
-      source.error(
-        refPath,
-        `"${obj.tool}" is a glob, but an override (as/title/description) names one tool`,
-        "name the tool exactly",
-      ),
-    );
+    errors.push(source.error(refPath, `"${obj.ref}" is a glob, but an override (as/title/description) names one ${kind}`, `name the ${kind} exactly`));
     return undefined;
   }
-  if (!glob && !TOOL_NAME_RULE.test(ref.pattern)) {
-    errors.push(
-      source.error(refPath, `"${ref.pattern}" is not a valid tool name`, "1-128 of A-Z a-z 0-9 _ . -"),
-    );
+  if (!glob && kind === "tool" && !TOOL_NAME_RULE.test(ref.pattern)) {
+    errors.push(source.error(refPath, `"${ref.pattern}" is not a valid ${noun}`, "1-128 of A-Z a-z 0-9 _ . -"));
     return undefined;
   }
   if (obj.as !== undefined && !TOOL_NAME_RULE.test(obj.as)) {
-    errors.push(
-      source.error(
-        [...path, "as"],
-        `exposed name "${obj.as}" is not a valid tool name`,
-        "1-128 of A-Z a-z 0-9 _ . -",
-      ),
-    );
+    errors.push(source.error([...path, "as"], `exposed name "${obj.as}" is not a valid ${kind} name`, "1-128 of A-Z a-z 0-9 _ . -"));
     return undefined;
   }
   return {
-    kind: "tool",
+    kind,
     upstream: ref.upstream,
     pattern: ref.pattern,
-    ref: obj.tool,
+    ref: refOf(kind, obj.ref),
     ...(glob ? { regex: globToRegExp(ref.pattern) } : {}),
     required: true,
     ...(obj.as !== undefined ? { as: obj.as } : {}),

@@ -1,6 +1,6 @@
 /** @module What upstreams currently offer: the resolver's input, filled by the upstream pool. */
 
-/** A tool definition exactly as the upstream listed it (unknown keys and `_meta` kept). */
+/** A definition exactly as the upstream listed it (unknown keys and `_meta` kept). */
 export interface ToolDef {
   readonly name: string;
   readonly title?: string;
@@ -8,10 +8,31 @@ export interface ToolDef {
   readonly inputSchema?: unknown;
   readonly [key: string]: unknown;
 }
+export interface PromptDef {
+  readonly name: string;
+  readonly [key: string]: unknown;
+}
+export interface ResourceDef {
+  readonly uri: string;
+  readonly [key: string]: unknown;
+}
+export interface TemplateDef {
+  readonly uriTemplate: string;
+  readonly [key: string]: unknown;
+}
+
+export interface Offer {
+  readonly tools: readonly ToolDef[];
+  readonly prompts: readonly PromptDef[];
+  readonly resources: readonly ResourceDef[];
+  readonly templates: readonly TemplateDef[];
+}
 
 export type UpstreamState =
-  | { readonly status: "ready"; readonly tools: readonly ToolDef[] }
+  | ({ readonly status: "ready" } & Offer)
   | { readonly status: "unavailable"; readonly reason: string };
 
 /** By upstream name. An upstream absent from the map has not been started. */
 export type Inventory = ReadonlyMap<string, UpstreamState>;
+
+export const EMPTY_OFFER: Offer = Object.freeze({ tools: [], prompts: [], resources: [], templates: [] });

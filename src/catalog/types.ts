@@ -1,14 +1,15 @@
 /** @module The compiled, frozen catalog: what the config means, independent of how it was written. */
 import type { UpstreamSpec } from "../config/types.js";
 
-export type MemberKind = "tool";
+/** A tool or prompt is matched by name; a resource member by URI or URI template. */
+export type MemberKind = "tool" | "prompt" | "resource";
 
 export interface Member {
   readonly kind: MemberKind;
   readonly upstream: string;
   /** The part after `upstream/`: a name, or a glob. */
   readonly pattern: string;
-  /** `upstream/pattern`, as reported in `missing`. */
+  /** `upstream/pattern`, as reported in `missing` (prompts and resources are marked: `prompt:u/p`). */
   readonly ref: string;
   /** Set for globs; exact members compare by string. */
   readonly regex?: RegExp;

@@ -8,6 +8,14 @@ export interface MemberObject {
 }
 export type MemberSpec = string | MemberObject;
 
+export interface PromptObject {
+  prompt: string;
+  as?: string;
+  title?: string;
+  description?: string;
+}
+export type PromptSpec = string | PromptObject;
+
 export interface UpstreamSpec {
   url?: string;
   headers?: Record<string, string>;
@@ -25,6 +33,8 @@ export interface ToolsetSpec {
   default?: boolean;
   always?: boolean;
   tools?: MemberSpec[];
+  prompts?: PromptSpec[];
+  resources?: string[];
 }
 
 export interface PacksFile {

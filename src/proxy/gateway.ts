@@ -1,5 +1,6 @@
 /** @module The serving core shared by HTTP, stdio and embedding: catalog, upstream pool, resolutions, sessions. */
-import type { ToolDef, UpstreamState } from "../catalog/inventory.js";
+import type { ServerCapabilities } from "@modelcontextprotocol/sdk/types.js";
+import type { UpstreamState } from "../catalog/inventory.js";
 import type { Catalog } from "../catalog/types.js";
 import type { Logger } from "../log.js";
 import { type ToolsetsReport, toolsetsReport } from "../report.js";
@@ -7,7 +8,8 @@ import { type Resolution, resolveWithRefresh } from "../resolve.js";
 import { type Selection, type SelectResult, select } from "../selection.js";
 import { UpstreamPool } from "../upstream/pool.js";
 import { Session } from "./session.js";
-import { TOOLSETS_TOOL, toolsetsToolDef } from "./toolsets-tool.js";
+import { TOOLSETS_TOOL } from "./toolsets-tool.js";
+import { Traffic } from "./traffic.js";
 
 export interface GatewayOptions {
   readonly name: string;
@@ -18,24 +20,34 @@ export interface GatewayOptions {
   /** Offer list_server_toolsets (default true). */
   readonly toolsetsTool: boolean;
   readonly logger: Logger;
+  /** Per forwarded call, without a result or progress (default 60 s). */
+  readonly callTimeoutMs?: number;
 }
+
+/** What the shared upstream clients declare: every session's server→client requests can be carried. */
+const UPSTREAM_CLIENT_CAPABILITIES = { sampling: {}, elicitation: { form: {}, url: {} }, roots: { listChanged: true } };
 
 export class Gateway {
   readonly pool: UpstreamPool;
   private readonly cache = new Map<string, Resolution>();
   private readonly inflight = new Map<string, Promise<Resolution>>();
-  private readonly lists = new WeakMap<Resolution, { tools: ToolDef[] }>();
   readonly sessions = new Set<Session>();
+  readonly traffic: Traffic;
 
   constructor(
     readonly catalog: Catalog,
     readonly options: GatewayOptions,
   ) {
-    this.pool = new UpstreamPool(catalog, {
-      clientName: options.name,
-      clientVersion: options.version,
-      logger: options.logger,
-    });
+    this.traffic = new Traffic((u) => [...this.sessions].filter((s) => s.resolution.upstreams.includes(u)), options.logger);
+    this.pool = new UpstreamPool(
+      catalog,
+      { clientName: options.name, clientVersion: options.version, logger: options.logger },
+      {
+        clientCapabilities: UPSTREAM_CLIENT_CAPABILITIES,
+        onNotification: (u, n) => this.traffic.notification(u, n),
+        onServerRequest: (u, request, signal) => this.traffic.serverRequest(u, request, signal),
+      },
+    );
     this.pool.onChange((upstream, state) => this.upstreamChanged(upstream, state));
   }
 
@@ -68,16 +80,19 @@ export class Gateway {
     return p;
   }
 
-  /** tools/list of a resolution, built once. */
-  toolList(resolution: Resolution): { tools: ToolDef[] } {
-    let list = this.lists.get(resolution);
-    if (!list) {
-      const tools = resolution.tools.map((r) => r.definition);
-      if (this.offersToolsetsTool(resolution)) tools.push(toolsetsToolDef);
-      list = { tools };
-      this.lists.set(resolution, list);
-    }
-    return list;
+  /** What a session advertises: tools always; prompts, resources, completions, logging as its upstreams offer. */
+  capabilitiesOf(resolution: Resolution): ServerCapabilities {
+    const caps = resolution.upstreams.map((u) => this.pool.connection(u).capabilities ?? {});
+    const any = (f: (c: ServerCapabilities) => unknown) => caps.some((c) => !!f(c));
+    return {
+      tools: { listChanged: true },
+      ...(any((c) => c.prompts) ? { prompts: { listChanged: true } } : {}),
+      ...(any((c) => c.resources)
+        ? { resources: { listChanged: true, ...(any((c) => c.resources?.subscribe) ? { subscribe: true } : {}) } }
+        : {}),
+      ...(any((c) => c.completions) ? { completions: {} } : {}),
+      ...(any((c) => c.logging) ? { logging: {} } : {}),
+    };
   }
 
   report(selection: Selection, resolution: Resolution): ToolsetsReport {
@@ -97,6 +112,12 @@ export class Gateway {
 
   async closeSession(session: Session): Promise<void> {
     if (!this.sessions.delete(session)) return;
+    for (const [upstream, uri] of this.traffic.forget(session)) {
+      void this.pool
+        .connection(upstream)
+        .request("resources/unsubscribe", { uri })
+        .catch(() => {});
+    }
     await session.close();
   }
 
@@ -105,7 +126,7 @@ export class Gateway {
     await this.pool.close();
   }
 
-  private offersToolsetsTool(resolution: Resolution): boolean {
+  offersToolsetsTool(resolution: Resolution): boolean {
     return this.options.toolsetsTool && !resolution.tool.has(TOOLSETS_TOOL);
   }
 

@@ -1,116 +1,247 @@
-/** @module One client session: an SDK Server built from a resolution, forwarding to the upstream pool. */
+/** @module One client session: an SDK Server built from a resolution, forwarding every kind of traffic. */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import {
   ErrorCode,
   type Notification,
   type Request,
+  ResultSchema,
+  type ServerCapabilities,
   type ServerNotification,
   type ServerRequest,
 } from "@modelcontextprotocol/sdk/types.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv-provider.js";
-import type { Resolution } from "../resolve.js";
+import { type Resolution, type Route, routeUri } from "../resolve.js";
 import type { Selection } from "../selection.js";
 import { rpcError, upstreamError } from "./errors.js";
 import type { Gateway } from "./gateway.js";
+import { type Lists, listsOf } from "./lists.js";
 import { TOOLSETS_TOOL, toolsetsToolResult } from "./toolsets-tool.js";
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+type Params = Record<string, unknown>;
 
 /** One validator for every session: the SDK would build an Ajv instance per Server otherwise. */
 const sharedValidator = new AjvJsonSchemaValidator();
 
+const CLIENT_CAPABILITY: Record<string, "sampling" | "elicitation" | "roots"> = {
+  "sampling/createMessage": "sampling",
+  "elicitation/create": "elicitation",
+  "roots/list": "roots",
+};
+
 export class Session {
   readonly server: Server;
   lastSeen = Date.now();
+  /** The level this client asked for with logging/setLevel (everything until it does). */
+  logLevel = "debug";
+  /** The request currently being forwarded per upstream, so server→client requests ride on its stream. */
+  private readonly calls = new Map<string, Extra[]>();
+  private readonly capabilities: ServerCapabilities;
 
   constructor(
     private readonly gateway: Gateway,
     readonly selection: Selection,
     private current: Resolution,
   ) {
+    this.capabilities = gateway.capabilitiesOf(current);
     this.server = new Server(
       { name: gateway.options.name, version: gateway.options.version },
       {
-        capabilities: { tools: { listChanged: true } },
+        capabilities: this.capabilities,
         ...(current.instructions ? { instructions: current.instructions } : {}),
         jsonSchemaValidator: sharedValidator,
       },
     );
-    this.server.fallbackRequestHandler = (request, extra) => this.handle(request, extra as Extra);
+    // Declaring `logging` installs a local setLevel handler that would swallow the request: forward it instead.
+    this.server.removeRequestHandler("logging/setLevel");
+    this.server.fallbackRequestHandler = async (request, extra) => this.handle(request, extra as Extra);
+    this.server.fallbackNotificationHandler = async (n) => {
+      if (n.method === "notifications/roots/list_changed") {
+        for (const u of this.current.upstreams) void this.gateway.pool.connection(u).notify(n);
+      }
+    };
   }
 
   get resolution(): Resolution {
     return this.current;
   }
 
-  /** Swaps in a new resolution (whole state); tells the client when the tools it sees changed. */
+  private get lists(): Lists {
+    return listsOf(this.current, this.gateway.offersToolsetsTool(this.current));
+  }
+
+  /** Swaps in a new resolution (whole state); tells the client which of its lists changed. */
   update(next: Resolution): void {
-    const before = this.gateway.toolList(this.current);
+    const before = this.lists;
     this.current = next;
-    if (JSON.stringify(before) !== JSON.stringify(this.gateway.toolList(next))) {
-      void this.notify({ method: "notifications/tools/list_changed" });
+    const after = this.lists;
+    const caps = this.capabilities;
+    const changed = (a: unknown, b: unknown) => JSON.stringify(a) !== JSON.stringify(b);
+    if (changed(before.tools, after.tools)) void this.notify({ method: "notifications/tools/list_changed" });
+    if (caps.prompts && changed(before.prompts, after.prompts)) void this.notify({ method: "notifications/prompts/list_changed" });
+    if (caps.resources && changed([before.resources, before.templates], [after.resources, after.templates])) {
+      void this.notify({ method: "notifications/resources/list_changed" });
     }
   }
 
-  async notify(notification: Notification): Promise<void> {
+  /** Sends a notification; one from an upstream rides on the stream of this session's call to it, if any. */
+  async notify(notification: Notification, upstream?: string): Promise<void> {
+    const call = upstream ? this.calls.get(upstream)?.at(-1) : undefined;
+    if (call) {
+      await call.sendNotification(notification as ServerNotification).catch(() => {});
+      return;
+    }
     await this.server.notification(notification as ServerNotification).catch(() => {});
+  }
+
+  /** A server→client request from an upstream: to this client, on the stream of the call that caused it. */
+  async forwardServerRequest(upstream: string, request: { method: string; params?: unknown }, signal: AbortSignal) {
+    const needs = CLIENT_CAPABILITY[request.method];
+    if (needs && !this.server.getClientCapabilities()?.[needs]) {
+      throw rpcError(ErrorCode.MethodNotFound, `the client of this session does not support ${request.method} (no ${needs} capability)`);
+    }
+    const call = this.calls.get(upstream)?.at(-1);
+    const message = { method: request.method, params: request.params } as ServerRequest;
+    try {
+      if (call) return await call.sendRequest(message, ResultSchema, { signal, timeout: 10 * 60_000 });
+      return await this.server.request(message, ResultSchema, { signal, timeout: 10 * 60_000 });
+    } catch (err) {
+      throw upstreamError(err, "client");
+    }
   }
 
   async close(): Promise<void> {
     await this.server.close().catch(() => {});
   }
 
-  private async handle(request: Request, extra: Extra): Promise<Record<string, unknown>> {
+  private handle(request: Request, extra: Extra): Promise<Params> | Params {
     this.lastSeen = Date.now();
+    const params = (request.params ?? {}) as Params;
+    const r = this.current;
     switch (request.method) {
       case "tools/list":
-        return this.gateway.toolList(this.current) as unknown as Record<string, unknown>;
+        return this.lists.tools as unknown as Params;
+      case "prompts/list":
+        return this.lists.prompts as unknown as Params;
+      case "resources/list":
+        return this.lists.resources as unknown as Params;
+      case "resources/templates/list":
+        return this.lists.templates as unknown as Params;
       case "tools/call":
-        return this.callTool(request.params ?? {}, extra);
+        return this.callTool(params, extra);
+      case "prompts/get":
+        return this.forward(this.named(r.prompt, params.name, "prompt"), "prompts/get", params, extra, true);
+      case "resources/read":
+        return this.forward(this.byUri(params.uri), "resources/read", params, extra);
+      case "resources/subscribe":
+      case "resources/unsubscribe":
+        return this.subscription(request.method, params, extra);
+      case "completion/complete":
+        return this.complete(params, extra);
+      case "logging/setLevel":
+        return this.setLevel(params, extra);
       default:
         throw rpcError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
     }
   }
 
-  private async callTool(params: Record<string, unknown>, extra: Extra): Promise<Record<string, unknown>> {
+  private named(map: ReadonlyMap<string, Route>, name: unknown, kind: string): Route {
+    const route = typeof name === "string" ? map.get(name) : undefined;
+    if (!route) throw rpcError(ErrorCode.InvalidParams, `Unknown ${kind}: ${String(name)}`);
+    return route;
+  }
+
+  private byUri(uri: unknown): Route {
+    const upstream = typeof uri === "string" ? routeUri(this.current, uri) : undefined;
+    if (!upstream) throw rpcError(-32002, `Resource not found: ${String(uri)}`, { uri });
+    return { kind: "resource", name: uri as string, original: uri as string, upstream, toolsets: [], definition: {} };
+  }
+
+  private async callTool(params: Params, extra: Extra): Promise<Params> {
     const name = params.name;
     if (typeof name !== "string") throw rpcError(ErrorCode.InvalidParams, "tools/call needs a tool name");
     const route = this.current.tool.get(name);
     if (!route) {
-      if (name === TOOLSETS_TOOL && this.gateway.options.toolsetsTool) {
+      if (name === TOOLSETS_TOOL && this.gateway.offersToolsetsTool(this.current)) {
         return toolsetsToolResult(this.gateway.report(this.selection, this.current));
       }
       throw rpcError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
     }
-    const { _meta, ...rest } = params as { _meta?: Record<string, unknown> };
+    return this.forward(route, "tools/call", params, extra, true);
+  }
+
+  private async subscription(method: string, params: Params, extra: Extra): Promise<Params> {
+    const route = this.byUri(params.uri);
+    const uri = params.uri as string;
+    const traffic = this.gateway.traffic;
+    const ask =
+      method === "resources/subscribe"
+        ? traffic.subscribe(route.upstream, uri, this)
+        : traffic.unsubscribe(route.upstream, uri, this);
+    if (!ask) return {};
+    return this.forward(route, method, params, extra);
+  }
+
+  private async complete(params: Params, extra: Extra): Promise<Params> {
+    const ref = (params.ref ?? {}) as { type?: string; name?: string; uri?: string };
+    if (ref.type === "ref/prompt") {
+      const route = this.named(this.current.prompt, ref.name, "prompt");
+      return this.forward(route, "completion/complete", { ...params, ref: { ...ref, name: route.original } }, extra);
+    }
+    if (ref.type === "ref/resource") return this.forward(this.byUri(ref.uri), "completion/complete", params, extra);
+    throw rpcError(ErrorCode.InvalidParams, `completion/complete: unknown ref type ${String(ref.type)}`);
+  }
+
+  private async setLevel(params: Params, extra: Extra): Promise<Params> {
+    this.logLevel = String(params.level ?? "debug");
+    const pool = this.gateway.pool;
+    await Promise.all(
+      this.current.upstreams
+        .filter((u) => pool.connection(u).capabilities?.logging)
+        .map((u) => pool.connection(u).request("logging/setLevel", { level: this.gateway.traffic.upstreamLevel(u) }, { signal: extra.signal })),
+    ).catch((err) => {
+      throw upstreamError(err, "logging");
+    });
+    return {};
+  }
+
+  /**
+   * Forwards to the route's upstream under the original name: the client's cancellation goes along, progress
+   * comes back under the client's own token, and server→client requests raised meanwhile ride on this call.
+   */
+  private async forward(route: Route, method: string, params: Params, extra: Extra, rename = false): Promise<Params> {
+    const { _meta, ...rest } = params as { _meta?: Params };
     const token = _meta?.progressToken;
     let meta = _meta;
     if (token !== undefined) {
       const { progressToken: _t, ...others } = _meta!;
       meta = Object.keys(others).length ? others : undefined;
     }
-    const upstream = this.gateway.pool.connection(route.upstream);
+    const body = { ...rest, ...(rename ? { name: route.original } : {}), ...(meta ? { _meta: meta } : {}) };
+    const calls = this.calls.get(route.upstream) ?? [];
+    this.calls.set(route.upstream, calls);
+    calls.push(extra);
+    const end = this.gateway.traffic.begin(route.upstream, this);
     try {
-      return await upstream.request(
-        "tools/call",
-        { ...rest, name: route.original, ...(meta ? { _meta: meta } : {}) },
-        {
-          signal: extra.signal,
-          ...(token !== undefined
-            ? {
-                resetTimeoutOnProgress: true,
-                onprogress: (p) =>
-                  void extra.sendNotification({
-                    method: "notifications/progress",
-                    params: { ...p, progressToken: token as string },
-                  }),
-              }
-            : {}),
-        },
-      );
+      return await this.gateway.pool.connection(route.upstream).request(method, body, {
+        signal: extra.signal,
+        ...(this.gateway.options.callTimeoutMs ? { timeoutMs: this.gateway.options.callTimeoutMs } : {}),
+        ...(token !== undefined
+          ? {
+              onProgress: (p: Params) =>
+                void extra.sendNotification({
+                  method: "notifications/progress",
+                  params: { ...p, progressToken: token },
+                } as ServerNotification),
+            }
+          : {}),
+      });
     } catch (err) {
       throw upstreamError(err, route.upstream);
+    } finally {
+      end();
+      calls.splice(calls.indexOf(extra), 1);
     }
   }
 }

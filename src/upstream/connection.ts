@@ -1,19 +1,31 @@
 /** @module One long-lived client for one upstream: lazy start, raw inventory, coalesced refresh, forwarding. */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import {
   type ClientCapabilities,
+  ErrorCode,
+  McpError,
   type JSONRPCNotification,
   type Notification,
   ResultSchema,
   type ServerCapabilities,
 } from "@modelcontextprotocol/sdk/types.js";
-import type { ToolDef, UpstreamState } from "../catalog/inventory.js";
+import type { Offer, UpstreamState } from "../catalog/inventory.js";
 import type { Upstream } from "../catalog/types.js";
 import type { Logger } from "../log.js";
 import { type BuiltTransport, buildTransport } from "./transport.js";
 
 const MAX_PAGES = 100;
+/** Longest timeout setTimeout takes; the SDK's own timer is disabled this way and ours is used instead. */
+const NO_SDK_TIMEOUT = 2_147_483_000;
+export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
+
+export interface ForwardOptions {
+  readonly signal?: AbortSignal;
+  /** Fails the call (and cancels it upstream) after this long without a result or progress. */
+  readonly timeoutMs?: number;
+  /** Progress of this call, delivered synchronously in arrival order (the last one included). */
+  readonly onProgress?: (params: Record<string, unknown>) => void;
+}
 
 export interface ConnectionHooks {
   /** The tool list of this upstream changed (after a refresh that found a different list). */
@@ -43,6 +55,8 @@ export class UpstreamConnection {
   private refreshing: Promise<UpstreamState> | undefined;
   private current: UpstreamState | undefined;
   private closed = false;
+  private progressSeq = 0;
+  private readonly progress = new Map<string, (params: Record<string, unknown>) => void>();
 
   constructor(
     readonly spec: Upstream,
@@ -74,8 +88,8 @@ export class UpstreamConnection {
   /** Reads the tool list again; concurrent refreshes share one request. */
   refresh(): Promise<UpstreamState> {
     if (!this.client) return this.ensure();
-    this.refreshing ??= this.listTools()
-      .then((tools) => this.setState({ status: "ready", tools }))
+    this.refreshing ??= this.listOffer()
+      .then((offer) => this.setState({ status: "ready", ...offer }))
       .catch((err) => this.setState({ status: "unavailable", reason: `tools/list failed: ${message(err)}` }))
       .finally(() => {
         this.refreshing = undefined;
@@ -83,21 +97,49 @@ export class UpstreamConnection {
     return this.refreshing;
   }
 
-  /** Forwards one request; errors come back as the upstream sent them. */
-  async request(
-    method: string,
-    params: unknown,
-    options: RequestOptions = {},
-  ): Promise<Record<string, unknown>> {
+  /**
+   * Forwards one request; errors come back as the upstream sent them. Progress uses a token of our own on this
+   * hop, read straight off the transport, so that a final progress arriving with the result is not lost.
+   */
+  async request(method: string, params: Record<string, unknown>, options: ForwardOptions = {}): Promise<Record<string, unknown>> {
     const state = await this.ensure();
-    if (state.status !== "ready" || !this.client)
-      throw new Error(
-        `upstream ${this.spec.name} is unavailable: ${state.status === "unavailable" ? state.reason : ""}`,
-      );
-    return (await this.client.request({ method, params } as never, ResultSchema, options)) as Record<
-      string,
-      unknown
-    >;
+    const client = this.client;
+    if (state.status !== "ready" || !client) {
+      throw new Error(`upstream ${this.spec.name} is unavailable${state.status === "unavailable" ? `: ${state.reason}` : ""}`);
+    }
+    const controller = new AbortController();
+    const abort = () => controller.abort(options.signal?.reason);
+    options.signal?.addEventListener("abort", abort, { once: true });
+    const timeoutMs = options.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
+    let timer: NodeJS.Timeout | undefined;
+    const arm = () => {
+      if (timer) clearTimeout(timer);
+      timer = setTimeout(() => {
+        controller.abort(new McpError(ErrorCode.RequestTimeout, `timed out after ${timeoutMs} ms`, { timeout: timeoutMs }));
+      }, timeoutMs);
+    };
+    arm();
+    let token: string | undefined;
+    let sent = params;
+    if (options.onProgress) {
+      token = `tp-${++this.progressSeq}`;
+      const onProgress = options.onProgress;
+      this.progress.set(token, (p) => {
+        arm();
+        onProgress(p);
+      });
+      sent = { ...params, _meta: { ...(params._meta as object | undefined), progressToken: token } };
+    }
+    try {
+      return (await client.request({ method, params: sent } as never, ResultSchema, {
+        signal: controller.signal,
+        timeout: NO_SDK_TIMEOUT,
+      })) as Record<string, unknown>;
+    } finally {
+      clearTimeout(timer);
+      options.signal?.removeEventListener("abort", abort);
+      if (token) this.progress.delete(token);
+    }
   }
 
   async notify(notification: JSONRPCNotification | Notification): Promise<void> {
@@ -130,7 +172,7 @@ export class UpstreamConnection {
       { capabilities: hooks.onServerRequest ? (hooks.clientCapabilities ?? {}) : {} },
     );
     client.fallbackNotificationHandler = async (n) => {
-      if (n.method === "notifications/tools/list_changed") void this.refresh();
+      if (/^notifications\/(tools|prompts|resources)\/list_changed$/.test(n.method)) void this.refresh();
       hooks.onNotification?.(this.spec.name, n);
     };
     if (hooks.onServerRequest) {
@@ -148,11 +190,17 @@ export class UpstreamConnection {
     try {
       log.debug("starting upstream", { transport: this.spec.transport });
       await client.connect(built.transport);
+      this.interceptProgress(built);
       this.client = client;
       this.built = built;
-      const tools = await this.listTools();
-      log.info("upstream ready", { tools: tools.length, pid: built.pid() ?? undefined });
-      return this.setState({ status: "ready", tools });
+      const offer = await this.listOffer();
+      log.info("upstream ready", {
+        tools: offer.tools.length,
+        prompts: offer.prompts.length,
+        resources: offer.resources.length + offer.templates.length,
+        pid: built.pid() ?? undefined,
+      });
+      return this.setState({ status: "ready", ...offer });
     } catch (err) {
       await client.close().catch(() => {});
       const tail = built.stderrTail.at(-1);
@@ -163,29 +211,62 @@ export class UpstreamConnection {
     }
   }
 
-  private async listTools(): Promise<ToolDef[]> {
+  /** Progress for our own tokens is handled as it arrives, before the SDK sees the result that may follow it. */
+  private interceptProgress(built: BuiltTransport): void {
+    const transport = built.transport;
+    const sdk = transport.onmessage;
+    transport.onmessage = (message, extra) => {
+      const m = message as { method?: string; params?: { progressToken?: unknown } };
+      if (m.method === "notifications/progress") {
+        const handler = this.progress.get(String(m.params?.progressToken));
+        if (handler) {
+          const { progressToken: _t, ...rest } = m.params as Record<string, unknown>;
+          handler(rest);
+          return;
+        }
+      }
+      sdk?.(message, extra);
+    };
+  }
+
+  private async listOffer(): Promise<Offer> {
     const client = this.client;
     if (!client) throw new Error("not connected");
-    if (!client.getServerCapabilities()?.tools) return [];
-    const tools: ToolDef[] = [];
+    const caps = client.getServerCapabilities() ?? {};
+    const [tools, prompts, resources, templates] = await Promise.all([
+      caps.tools ? this.listAll<Offer["tools"][number]>("tools/list", "tools") : [],
+      caps.prompts ? this.listAll<Offer["prompts"][number]>("prompts/list", "prompts") : [],
+      caps.resources ? this.listAll<Offer["resources"][number]>("resources/list", "resources") : [],
+      caps.resources ? this.listAll<Offer["templates"][number]>("resources/templates/list", "resourceTemplates") : [],
+    ]);
+    return { tools, prompts, resources, templates };
+  }
+
+  /** Every page of a list, raw (unknown keys and `_meta` kept). */
+  private async listAll<T>(method: string, key: string): Promise<T[]> {
+    const client = this.client;
+    if (!client) throw new Error("not connected");
+    const items: T[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < MAX_PAGES; page++) {
-      const result = (await client.request(
-        { method: "tools/list", params: cursor ? { cursor } : {} },
-        ResultSchema,
-      )) as { tools?: ToolDef[]; nextCursor?: string };
-      tools.push(...(result.tools ?? []));
-      cursor = result.nextCursor;
+      const result = (await client.request({ method, params: cursor ? { cursor } : {} } as never, ResultSchema, {
+        timeout: DEFAULT_CALL_TIMEOUT_MS,
+      })) as Record<string, unknown>;
+      items.push(...((result[key] as T[] | undefined) ?? []));
+      cursor = result.nextCursor as string | undefined;
       if (!cursor) break;
     }
-    return tools;
+    return items;
   }
 }
 
 function sameState(a: UpstreamState | undefined, b: UpstreamState): boolean {
   if (!a || a.status !== b.status) return false;
-  if (a.status === "unavailable" || b.status === "unavailable") return true;
-  return JSON.stringify(a.tools) === JSON.stringify(b.tools);
+  if (a.status === "unavailable" || b.status === "unavailable") return a === b;
+  return (
+    JSON.stringify([a.tools, a.prompts, a.resources, a.templates]) ===
+    JSON.stringify([b.tools, b.prompts, b.resources, b.templates])
+  );
 }
 
 export function message(err: unknown): string {

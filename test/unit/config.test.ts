@@ -92,7 +92,7 @@ toolsets:
 `);
     expect(errors).toHaveLength(1);
     expect(errors[0]).toMatch(
-      /^packs\.yaml:8:13: exposed name "search" is used by b\/search \(toolset two\) and by a\/search \(toolset one, at packs\.yaml:5:18\)/,
+      /^packs\.yaml:8:13: exposed tool name "search" is used by b\/search \(toolset two\) and by a\/search \(toolset one, at packs\.yaml:5:18\)/,
     );
     expect(errors[0]).toMatch(/as:.*prefix:/);
   });

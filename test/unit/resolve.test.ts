@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import type { UpstreamState } from "../../src/catalog/inventory.js";
+import { EMPTY_OFFER, type UpstreamState } from "../../src/catalog/inventory.js";
 import { type Resolution, resolve, resolveWithRefresh } from "../../src/resolve.js";
 import { select } from "../../src/selection.js";
 import { catalogOf, inventoryOf, tools } from "../helpers/catalog.js";
@@ -185,7 +185,7 @@ describe("resolving what a selection exposes", () => {
       "x-vendor": 1,
     };
     const inv = new Map<string, UpstreamState>([
-      ["mail", { status: "ready", tools: [def, ...tools("read")] }],
+      ["mail", { status: "ready", ...EMPTY_OFFER, tools: [def, ...tools("read")] }],
     ]);
     expect(run("only=mail", inv).tool.get("send")?.definition).toEqual(def);
   });
@@ -223,7 +223,7 @@ describe("refresh, then recheck", () => {
     const asked: string[] = [];
     const { resolution } = await resolveWithRefresh(catalog, sel("only=mail"), stale, async (u) => {
       asked.push(u);
-      return { status: "ready", tools: tools("send", "read") };
+      return { status: "ready", ...EMPTY_OFFER, tools: tools("send", "read") };
     });
     expect(asked).toEqual(["mail"]);
     expect(resolution.active).toEqual(["mail"]);
@@ -237,6 +237,7 @@ describe("refresh, then recheck", () => {
       inventoryOf({ mail: ["send"] }),
       async () => ({
         status: "ready",
+        ...EMPTY_OFFER,
         tools: tools("send"),
       }),
     );
@@ -248,7 +249,7 @@ describe("refresh, then recheck", () => {
     let calls = 0;
     await resolveWithRefresh(catalog, sel("only=mail"), inventory, async () => {
       calls++;
-      return { status: "ready", tools: [] };
+      return { status: "ready", ...EMPTY_OFFER };
     });
     expect(calls).toBe(0);
   });
@@ -261,7 +262,7 @@ describe("refresh, then recheck", () => {
       inventoryOf({ mail: ["send"], gh: ["list_issues", "create_issue"] }),
       async (u) => {
         asked.push(u);
-        return { status: "ready", tools: tools("send", "read") };
+        return { status: "ready", ...EMPTY_OFFER, tools: tools("send", "read") };
       },
     );
     expect(asked).toEqual(["mail"]);

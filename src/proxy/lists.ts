@@ -1,0 +1,31 @@
+/** @module The list results of a resolution, built once and shared by every session with that resolution. */
+import type { Resolution } from "../resolve.js";
+import { toolsetsToolDef } from "./toolsets-tool.js";
+
+export interface Lists {
+  readonly tools: { readonly tools: readonly unknown[] };
+  readonly prompts: { readonly prompts: readonly unknown[] };
+  readonly resources: { readonly resources: readonly unknown[] };
+  readonly templates: { readonly resourceTemplates: readonly unknown[] };
+}
+
+const cache = new WeakMap<Resolution, Lists>();
+const cacheWithTool = new WeakMap<Resolution, Lists>();
+
+/** `withToolsetsTool`: append list_server_toolsets (only when no upstream tool of that name is exposed). */
+export function listsOf(resolution: Resolution, withToolsetsTool: boolean): Lists {
+  const store = withToolsetsTool ? cacheWithTool : cache;
+  let lists = store.get(resolution);
+  if (!lists) {
+    const tools = resolution.tools.map((r) => r.definition);
+    if (withToolsetsTool) tools.push(toolsetsToolDef);
+    lists = Object.freeze({
+      tools: { tools },
+      prompts: { prompts: resolution.prompts.map((r) => r.definition) },
+      resources: { resources: resolution.resources.filter((r) => !r.template).map((r) => r.definition) },
+      templates: { resourceTemplates: resolution.resources.filter((r) => r.template).map((r) => r.definition) },
+    });
+    store.set(resolution, lists);
+  }
+  return lists;
+}
