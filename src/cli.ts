@@ -7,6 +7,7 @@ import type { Catalog } from "./catalog/types.js";
 import { checkSummary } from "./commands/check.js";
 import { toolsetsTable } from "./commands/toolsets.js";
 import { formatConfigError } from "./config/errors.js";
+import { defaultAllowedHosts } from "./http/guard.js";
 import { createHttpHandler } from "./http/handler.js";
 import { createLogger, type Level } from "./log.js";
 import { Gateway } from "./proxy/gateway.js";
@@ -69,6 +70,8 @@ interface ServeOptions {
   sessionIdleTimeout: string;
   maxBodyBytes: string;
   logLevel: Level;
+  allowedHost: string[];
+  allowedOrigin: string[];
   logFormat?: "json" | "text";
 }
 
@@ -98,6 +101,18 @@ program
   .option(
     "--ignore-query-key <key>",
     "a query key that is not a toolset name (repeatable)",
+    (v: string, all: string[]) => [...all, v],
+    [],
+  )
+  .option(
+    "--allowed-host <host>",
+    "a Host name requests may carry (repeatable; default: loopback names when bound to loopback, else any)",
+    (v: string, all: string[]) => [...all, v.toLowerCase()],
+    [],
+  )
+  .option(
+    "--allowed-origin <origin>",
+    "a browser Origin allowed besides the allowed hosts (repeatable)",
     (v: string, all: string[]) => [...all, v],
     [],
   )
@@ -177,6 +192,12 @@ program
       path: opts.path,
       sessionIdleMs: Number(opts.sessionIdleTimeout) * 1000,
       maxBodyBytes: Number(opts.maxBodyBytes),
+      allowedOrigins: opts.allowedOrigin,
+      ...(opts.allowedHost.length
+        ? { allowedHosts: [...opts.allowedHost, ...(defaultAllowedHosts(opts.host) ?? [])] }
+        : defaultAllowedHosts(opts.host)
+          ? { allowedHosts: defaultAllowedHosts(opts.host)! }
+          : {}),
     });
     const server = createServer((req, res) => {
       void handler(req, res).then((handled) => {

@@ -94,7 +94,10 @@ function itemsOf(state: Offer, kind: MemberKind): { key: string; def: Def; templ
   itemCache.set(state, { ...itemCache.get(state), [kind]: items });
   return items;
 }
-const itemCache = new WeakMap<Offer, Partial<Record<MemberKind, { key: string; def: Def; template: boolean }[]>>>();
+const itemCache = new WeakMap<
+  Offer,
+  Partial<Record<MemberKind, { key: string; def: Def; template: boolean }[]>>
+>();
 
 const indexCache = new WeakMap<object, Map<string, { def: Def; template: boolean }>>();
 function lookup(state: Offer, kind: MemberKind, key: string) {
@@ -108,7 +111,11 @@ function lookup(state: Offer, kind: MemberKind, key: string) {
 }
 
 /** What one toolset would expose against the inventory, or why it cannot be enabled. */
-function evaluate(t: Toolset, catalog: Catalog, inventory: Inventory): Exposure[] | Omit<Unavailable, "name"> {
+function evaluate(
+  t: Toolset,
+  catalog: Catalog,
+  inventory: Inventory,
+): Exposure[] | Omit<Unavailable, "name"> {
   const down = t.upstreams.filter((u) => inventory.get(u)?.status !== "ready");
   if (down.length) {
     return {
@@ -132,7 +139,11 @@ function evaluate(t: Toolset, catalog: Catalog, inventory: Inventory): Exposure[
     if (!m.regex) {
       const hit = lookup(state, m.kind, m.pattern);
       if (!hit) missing.push(m);
-      else exact.set(`${m.kind}\u0000${m.upstream}\u0000${m.pattern}`, expose(m, m.pattern, hit.def, hit.template, prefix));
+      else
+        exact.set(
+          `${m.kind}\u0000${m.upstream}\u0000${m.pattern}`,
+          expose(m, m.pattern, hit.def, hit.template, prefix),
+        );
       continue;
     }
     let hits = 0;

@@ -262,8 +262,18 @@ function makeMember(
   const ref = parseRef(obj.ref);
   const noun = kind === "resource" ? "resource URI" : `${kind} name`;
   if (!ref) {
-    const example = { tool: "github/list_issues", prompt: "everything/simple-prompt", resource: "memory/memory://knowledge-graph" }[kind];
-    errors.push(source.error(refPath, `"${obj.ref}" is not a ${kind} reference`, `write "upstream/${kind === "resource" ? "uri" : kind}", e.g. "${example}"`));
+    const example = {
+      tool: "github/list_issues",
+      prompt: "everything/simple-prompt",
+      resource: "memory/memory://knowledge-graph",
+    }[kind];
+    errors.push(
+      source.error(
+        refPath,
+        `"${obj.ref}" is not a ${kind} reference`,
+        `write "upstream/${kind === "resource" ? "uri" : kind}", e.g. "${example}"`,
+      ),
+    );
     return undefined;
   }
   if (!upstreams.has(ref.upstream)) {
@@ -279,15 +289,29 @@ function makeMember(
   }
   const glob = isGlob(ref.pattern);
   if (glob && typeof spec !== "string") {
-    errors.push(source.error(refPath, `"${obj.ref}" is a glob, but an override (as/title/description) names one ${kind}`, `name the ${kind} exactly`));
+    errors.push(
+      source.error(
+        refPath,
+        `"${obj.ref}" is a glob, but an override (as/title/description) names one ${kind}`,
+        `name the ${kind} exactly`,
+      ),
+    );
     return undefined;
   }
   if (!glob && kind === "tool" && !TOOL_NAME_RULE.test(ref.pattern)) {
-    errors.push(source.error(refPath, `"${ref.pattern}" is not a valid ${noun}`, "1-128 of A-Z a-z 0-9 _ . -"));
+    errors.push(
+      source.error(refPath, `"${ref.pattern}" is not a valid ${noun}`, "1-128 of A-Z a-z 0-9 _ . -"),
+    );
     return undefined;
   }
   if (obj.as !== undefined && !TOOL_NAME_RULE.test(obj.as)) {
-    errors.push(source.error([...path, "as"], `exposed name "${obj.as}" is not a valid ${kind} name`, "1-128 of A-Z a-z 0-9 _ . -"));
+    errors.push(
+      source.error(
+        [...path, "as"],
+        `exposed name "${obj.as}" is not a valid ${kind} name`,
+        "1-128 of A-Z a-z 0-9 _ . -",
+      ),
+    );
     return undefined;
   }
   return {

@@ -5,6 +5,7 @@ import { type JSONRPCMessage, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextp
 import type { Gateway } from "../proxy/gateway.js";
 import type { Session } from "../proxy/session.js";
 import { readBody } from "./body.js";
+import { rebindingProblem } from "./guard.js";
 import { sendJson, sendRpcError } from "./replies.js";
 import { HttpSessionTransport } from "./session-transport.js";
 
@@ -18,6 +19,10 @@ export interface HandlerOptions {
   /** Serve GET /healthz and GET /toolsets (default true). */
   readonly healthz: boolean;
   readonly toolsetsRoute: boolean;
+  /** Host names (no port) a request's Host may carry; undefined accepts any. See guard.ts. */
+  readonly allowedHosts?: readonly string[];
+  /** Origins a browser request may come from, besides those naming an allowed host. */
+  readonly allowedOrigins?: readonly string[];
 }
 
 export const defaultHandlerOptions: HandlerOptions = Object.freeze({
@@ -205,6 +210,14 @@ export function createHttpHandler(gateway: Gateway, partial: Partial<HandlerOpti
     const path = q < 0 ? url : url.slice(0, q);
     const query = q < 0 ? "" : url.slice(q + 1);
     try {
+      if (path === options.path || path === "/toolsets") {
+        const problem = rebindingProblem(req, options.allowedHosts, options.allowedOrigins);
+        if (problem) {
+          sendRpcError(res, 403, -32000, `Forbidden: ${problem}`);
+          req.resume();
+          return true;
+        }
+      }
       if (path === options.path) await mcp(req, res, query);
       else if (path === "/healthz" && options.healthz && req.method === "GET")
         sendJson(res, 200, { ok: true, name: gateway.options.name });

@@ -25,7 +25,11 @@ export interface GatewayOptions {
 }
 
 /** What the shared upstream clients declare: every session's server→client requests can be carried. */
-const UPSTREAM_CLIENT_CAPABILITIES = { sampling: {}, elicitation: { form: {}, url: {} }, roots: { listChanged: true } };
+const UPSTREAM_CLIENT_CAPABILITIES = {
+  sampling: {},
+  elicitation: { form: {}, url: {} },
+  roots: { listChanged: true },
+};
 
 export class Gateway {
   readonly pool: UpstreamPool;
@@ -38,7 +42,10 @@ export class Gateway {
     readonly catalog: Catalog,
     readonly options: GatewayOptions,
   ) {
-    this.traffic = new Traffic((u) => [...this.sessions].filter((s) => s.resolution.upstreams.includes(u)), options.logger);
+    this.traffic = new Traffic(
+      (u) => [...this.sessions].filter((s) => s.resolution.upstreams.includes(u)),
+      options.logger,
+    );
     this.pool = new UpstreamPool(
       catalog,
       { clientName: options.name, clientVersion: options.version, logger: options.logger },
@@ -88,7 +95,12 @@ export class Gateway {
       tools: { listChanged: true },
       ...(any((c) => c.prompts) ? { prompts: { listChanged: true } } : {}),
       ...(any((c) => c.resources)
-        ? { resources: { listChanged: true, ...(any((c) => c.resources?.subscribe) ? { subscribe: true } : {}) } }
+        ? {
+            resources: {
+              listChanged: true,
+              ...(any((c) => c.resources?.subscribe) ? { subscribe: true } : {}),
+            },
+          }
         : {}),
       ...(any((c) => c.completions) ? { completions: {} } : {}),
       ...(any((c) => c.logging) ? { logging: {} } : {}),

@@ -23,7 +23,9 @@ export function listsOf(resolution: Resolution, withToolsetsTool: boolean): List
       tools: { tools },
       prompts: { prompts: resolution.prompts.map((r) => r.definition) },
       resources: { resources: resolution.resources.filter((r) => !r.template).map((r) => r.definition) },
-      templates: { resourceTemplates: resolution.resources.filter((r) => r.template).map((r) => r.definition) },
+      templates: {
+        resourceTemplates: resolution.resources.filter((r) => r.template).map((r) => r.definition),
+      },
     });
     store.set(resolution, lists);
   }

@@ -79,7 +79,8 @@ export class Session {
     const caps = this.capabilities;
     const changed = (a: unknown, b: unknown) => JSON.stringify(a) !== JSON.stringify(b);
     if (changed(before.tools, after.tools)) void this.notify({ method: "notifications/tools/list_changed" });
-    if (caps.prompts && changed(before.prompts, after.prompts)) void this.notify({ method: "notifications/prompts/list_changed" });
+    if (caps.prompts && changed(before.prompts, after.prompts))
+      void this.notify({ method: "notifications/prompts/list_changed" });
     if (caps.resources && changed([before.resources, before.templates], [after.resources, after.templates])) {
       void this.notify({ method: "notifications/resources/list_changed" });
     }
@@ -96,10 +97,17 @@ export class Session {
   }
 
   /** A server→client request from an upstream: to this client, on the stream of the call that caused it. */
-  async forwardServerRequest(upstream: string, request: { method: string; params?: unknown }, signal: AbortSignal) {
+  async forwardServerRequest(
+    upstream: string,
+    request: { method: string; params?: unknown },
+    signal: AbortSignal,
+  ) {
     const needs = CLIENT_CAPABILITY[request.method];
     if (needs && !this.server.getClientCapabilities()?.[needs]) {
-      throw rpcError(ErrorCode.MethodNotFound, `the client of this session does not support ${request.method} (no ${needs} capability)`);
+      throw rpcError(
+        ErrorCode.MethodNotFound,
+        `the client of this session does not support ${request.method} (no ${needs} capability)`,
+      );
     }
     const call = this.calls.get(upstream)?.at(-1);
     const message = { method: request.method, params: request.params } as ServerRequest;
@@ -155,7 +163,14 @@ export class Session {
   private byUri(uri: unknown): Route {
     const upstream = typeof uri === "string" ? routeUri(this.current, uri) : undefined;
     if (!upstream) throw rpcError(-32002, `Resource not found: ${String(uri)}`, { uri });
-    return { kind: "resource", name: uri as string, original: uri as string, upstream, toolsets: [], definition: {} };
+    return {
+      kind: "resource",
+      name: uri as string,
+      original: uri as string,
+      upstream,
+      toolsets: [],
+      definition: {},
+    };
   }
 
   private async callTool(params: Params, extra: Extra): Promise<Params> {
@@ -187,9 +202,15 @@ export class Session {
     const ref = (params.ref ?? {}) as { type?: string; name?: string; uri?: string };
     if (ref.type === "ref/prompt") {
       const route = this.named(this.current.prompt, ref.name, "prompt");
-      return this.forward(route, "completion/complete", { ...params, ref: { ...ref, name: route.original } }, extra);
+      return this.forward(
+        route,
+        "completion/complete",
+        { ...params, ref: { ...ref, name: route.original } },
+        extra,
+      );
     }
-    if (ref.type === "ref/resource") return this.forward(this.byUri(ref.uri), "completion/complete", params, extra);
+    if (ref.type === "ref/resource")
+      return this.forward(this.byUri(ref.uri), "completion/complete", params, extra);
     throw rpcError(ErrorCode.InvalidParams, `completion/complete: unknown ref type ${String(ref.type)}`);
   }
 
@@ -199,7 +220,15 @@ export class Session {
     await Promise.all(
       this.current.upstreams
         .filter((u) => pool.connection(u).capabilities?.logging)
-        .map((u) => pool.connection(u).request("logging/setLevel", { level: this.gateway.traffic.upstreamLevel(u) }, { signal: extra.signal })),
+        .map((u) =>
+          pool
+            .connection(u)
+            .request(
+              "logging/setLevel",
+              { level: this.gateway.traffic.upstreamLevel(u) },
+              { signal: extra.signal },
+            ),
+        ),
     ).catch((err) => {
       throw upstreamError(err, "logging");
     });
@@ -210,7 +239,13 @@ export class Session {
    * Forwards to the route's upstream under the original name: the client's cancellation goes along, progress
    * comes back under the client's own token, and server→client requests raised meanwhile ride on this call.
    */
-  private async forward(route: Route, method: string, params: Params, extra: Extra, rename = false): Promise<Params> {
+  private async forward(
+    route: Route,
+    method: string,
+    params: Params,
+    extra: Extra,
+    rename = false,
+  ): Promise<Params> {
     const { _meta, ...rest } = params as { _meta?: Params };
     const token = _meta?.progressToken;
     let meta = _meta;

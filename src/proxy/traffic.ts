@@ -39,10 +39,17 @@ export class Traffic {
     return busy.length ? busy : this.sessionsUsing(upstream);
   }
 
-  async serverRequest(upstream: string, request: { method: string; params?: unknown }, signal: AbortSignal): Promise<unknown> {
+  async serverRequest(
+    upstream: string,
+    request: { method: string; params?: unknown },
+    signal: AbortSignal,
+  ): Promise<unknown> {
     const candidates = this.candidates(upstream);
     if (candidates.length !== 1) {
-      const why = candidates.length === 0 ? "no client session is using it" : `${candidates.length} client sessions share it`;
+      const why =
+        candidates.length === 0
+          ? "no client session is using it"
+          : `${candidates.length} client sessions share it`;
       this.logger.warn("server request not routed", { upstream, method: request.method, why });
       throw rpcError(
         -32603,
@@ -60,7 +67,8 @@ export class Traffic {
     }
     if (n.method === "notifications/message") {
       const level = String((n.params as { level?: string } | undefined)?.level ?? "info");
-      for (const s of this.candidates(upstream)) if (LEVELS.indexOf(level) >= LEVELS.indexOf(s.logLevel)) void s.notify(n, upstream);
+      for (const s of this.candidates(upstream))
+        if (LEVELS.indexOf(level) >= LEVELS.indexOf(s.logLevel)) void s.notify(n, upstream);
     }
   }
 

@@ -3,8 +3,8 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import {
   type ClientCapabilities,
   ErrorCode,
-  McpError,
   type JSONRPCNotification,
+  McpError,
   type Notification,
   ResultSchema,
   type ServerCapabilities,
@@ -101,11 +101,17 @@ export class UpstreamConnection {
    * Forwards one request; errors come back as the upstream sent them. Progress uses a token of our own on this
    * hop, read straight off the transport, so that a final progress arriving with the result is not lost.
    */
-  async request(method: string, params: Record<string, unknown>, options: ForwardOptions = {}): Promise<Record<string, unknown>> {
+  async request(
+    method: string,
+    params: Record<string, unknown>,
+    options: ForwardOptions = {},
+  ): Promise<Record<string, unknown>> {
     const state = await this.ensure();
     const client = this.client;
     if (state.status !== "ready" || !client) {
-      throw new Error(`upstream ${this.spec.name} is unavailable${state.status === "unavailable" ? `: ${state.reason}` : ""}`);
+      throw new Error(
+        `upstream ${this.spec.name} is unavailable${state.status === "unavailable" ? `: ${state.reason}` : ""}`,
+      );
     }
     const controller = new AbortController();
     const abort = () => controller.abort(options.signal?.reason);
@@ -115,7 +121,9 @@ export class UpstreamConnection {
     const arm = () => {
       if (timer) clearTimeout(timer);
       timer = setTimeout(() => {
-        controller.abort(new McpError(ErrorCode.RequestTimeout, `timed out after ${timeoutMs} ms`, { timeout: timeoutMs }));
+        controller.abort(
+          new McpError(ErrorCode.RequestTimeout, `timed out after ${timeoutMs} ms`, { timeout: timeoutMs }),
+        );
       }, timeoutMs);
     };
     arm();
@@ -237,7 +245,9 @@ export class UpstreamConnection {
       caps.tools ? this.listAll<Offer["tools"][number]>("tools/list", "tools") : [],
       caps.prompts ? this.listAll<Offer["prompts"][number]>("prompts/list", "prompts") : [],
       caps.resources ? this.listAll<Offer["resources"][number]>("resources/list", "resources") : [],
-      caps.resources ? this.listAll<Offer["templates"][number]>("resources/templates/list", "resourceTemplates") : [],
+      caps.resources
+        ? this.listAll<Offer["templates"][number]>("resources/templates/list", "resourceTemplates")
+        : [],
     ]);
     return { tools, prompts, resources, templates };
   }
@@ -249,9 +259,13 @@ export class UpstreamConnection {
     const items: T[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < MAX_PAGES; page++) {
-      const result = (await client.request({ method, params: cursor ? { cursor } : {} } as never, ResultSchema, {
-        timeout: DEFAULT_CALL_TIMEOUT_MS,
-      })) as Record<string, unknown>;
+      const result = (await client.request(
+        { method, params: cursor ? { cursor } : {} } as never,
+        ResultSchema,
+        {
+          timeout: DEFAULT_CALL_TIMEOUT_MS,
+        },
+      )) as Record<string, unknown>;
       items.push(...((result[key] as T[] | undefined) ?? []));
       cursor = result.nextCursor as string | undefined;
       if (!cursor) break;
