@@ -10,6 +10,8 @@ export interface ToolsetEntry {
   readonly default: boolean;
   readonly always: boolean;
   readonly active: boolean;
+  /** Request headers its upstreams take credentials from (`forward_headers`, `header_env`); only when any. */
+  readonly headers?: readonly string[];
 }
 
 export interface ToolsetsReport {
@@ -43,14 +45,25 @@ export function toolsetsReport(
   const active = resolution ? resolution.active : selection.active;
   const on = new Set(active);
   return {
-    toolsets: catalog.toolsets.map((t) => ({
-      name: t.name,
-      title: t.title,
-      description: t.description,
-      default: t.default,
-      always: t.always,
-      active: on.has(t.name),
-    })),
+    toolsets: catalog.toolsets.map((t) => {
+      const headers = [
+        ...new Set(
+          t.upstreams.flatMap((u) => {
+            const spec = catalog.upstreams.get(u);
+            return spec ? [...spec.forwardHeaders, ...Object.keys(spec.headerEnv)] : [];
+          }),
+        ),
+      ];
+      return {
+        name: t.name,
+        title: t.title,
+        description: t.description,
+        default: t.default,
+        always: t.always,
+        active: on.has(t.name),
+        ...(headers.length ? { headers } : {}),
+      };
+    }),
     active,
     ...(resolution ? { tools: [...resolution.tools.map((r) => r.name), ...extraTools] } : {}),
     unknown: selection.unknown,

@@ -8,8 +8,9 @@ export async function serveStdio(gateway: Gateway, selectionQuery: string): Prom
   const parsed = gateway.select(selectionQuery);
   if (!parsed.ok) throw new Error(`bad --toolsets selection: ${parsed.error}`);
   const { selection } = parsed;
-  const resolution = await gateway.resolve(selection);
-  const session = gateway.openSession(selection, resolution);
+  const instances = gateway.instancesFor(selection, {}, "stdio");
+  const resolution = await gateway.resolve(selection, instances);
+  const session = gateway.openSession(selection, resolution, instances);
   const transport = new StdioServerTransport();
   const ended = new Promise<void>((resolve) => {
     process.stdin.once("end", resolve);

@@ -24,11 +24,23 @@ export function compile(files: readonly LoadedFile[]): CompileResult {
   const upstreams = new Map<string, Upstream>();
   const drafts = new Map<string, Draft>();
   let name: string | undefined;
+  const tokens: string[] = [];
   const instructions: string[] = [];
 
   for (const file of files) {
     const { source, config, raw } = file;
     name ??= config.name;
+    (config.auth?.tokens ?? []).forEach((token, i) => {
+      if (token.length < 8) {
+        errors.push(
+          file.source.error(
+            ["auth", "tokens", i],
+            "an auth token must be at least 8 characters",
+            "check the variable it comes from",
+          ),
+        );
+      } else tokens.push(token);
+    });
     if (config.instructions?.trim()) instructions.push(config.instructions.trim());
     for (const [key, spec] of Object.entries(config.upstreams ?? {})) {
       const path = ["upstreams", key];
@@ -131,6 +143,7 @@ export function compile(files: readonly LoadedFile[]): CompileResult {
 
   const catalog: Catalog = {
     name: name ?? "toolpacks",
+    tokens,
     ...(instructions.length ? { instructions: instructions.join("\n\n") } : {}),
     upstreams: finalUpstreams,
     toolsets,
@@ -200,6 +213,26 @@ function makeUpstream(
         );
     }
   }
+  if (spec.url !== undefined && spec.header_env !== undefined) {
+    errors.push(
+      source.error(
+        [...path, "header_env"],
+        "header_env applies to stdio upstreams (command), not url",
+        "use forward_headers: for an HTTP upstream",
+        true,
+      ),
+    );
+  }
+  if (spec.command !== undefined && spec.forward_headers !== undefined) {
+    errors.push(
+      source.error(
+        [...path, "forward_headers"],
+        "forward_headers applies to HTTP upstreams (url), not command",
+        "use header_env: to pass a header to a stdio server",
+        true,
+      ),
+    );
+  }
   if (spec.command !== undefined) {
     if (!spec.command.trim()) errors.push(source.error([...path, "command"], "command is empty"));
     if (spec.headers !== undefined) {
@@ -228,6 +261,15 @@ function makeUpstream(
     env: spec.env ?? {},
     cwd: resolvePath(dirname(resolvePath(source.file)), spec.cwd ?? "."),
     prefix: spec.prefix ?? "",
+    callTimeoutMs: (spec.call_timeout ?? 60) * 1000,
+    connectTimeoutMs: (spec.connect_timeout ?? 30) * 1000,
+    validateArguments: spec.validate_arguments ?? true,
+    forwardHeaders: (spec.forward_headers ?? []).map((h) => h.toLowerCase()),
+    headerEnv: Object.fromEntries(
+      Object.entries(spec.header_env ?? {}).map(([h, v]) => [h.toLowerCase(), v]),
+    ),
+    isolation: spec.isolation ?? "shared",
+    maxInstances: spec.max_instances ?? 16,
     covered: false,
     display,
     where: where(at, source.file),

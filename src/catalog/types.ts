@@ -49,6 +49,16 @@ export interface Upstream {
   /** Absolute; relative `cwd` is taken from the config file's folder. */
   readonly cwd: string;
   readonly prefix: string;
+  /** Per forwarded request without result or progress. */
+  readonly callTimeoutMs: number;
+  readonly connectTimeoutMs: number;
+  readonly validateArguments: boolean;
+  /** Lower-case header names forwarded from the client to this (HTTP) upstream. */
+  readonly forwardHeaders: readonly string[];
+  /** Lower-case header name → environment variable, for a stdio upstream's per-credential processes. */
+  readonly headerEnv: Readonly<Record<string, string>>;
+  readonly isolation: "shared" | "per-session";
+  readonly maxInstances: number;
   /** Some declared toolset mentions it: then only named tools can be exposed. */
   readonly covered: boolean;
   /** As written, `${VAR}` unresolved: the only form any output may show. */
@@ -58,6 +68,8 @@ export interface Upstream {
 
 export interface Catalog {
   readonly name: string;
+  /** Accepted bearer tokens (empty: no authentication). */
+  readonly tokens: readonly string[];
   readonly instructions?: string;
   readonly upstreams: ReadonlyMap<string, Upstream>;
   /** In declaration order (first file first); implicit toolsets after declared ones. */

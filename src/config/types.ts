@@ -24,6 +24,13 @@ export interface UpstreamSpec {
   env?: Record<string, string>;
   cwd?: string;
   prefix?: string;
+  call_timeout?: number;
+  connect_timeout?: number;
+  validate_arguments?: boolean;
+  forward_headers?: string[];
+  header_env?: Record<string, string>;
+  isolation?: "shared" | "per-session";
+  max_instances?: number;
 }
 
 export interface ToolsetSpec {
@@ -39,6 +46,7 @@ export interface ToolsetSpec {
 
 export interface PacksFile {
   name?: string;
+  auth?: { tokens: string[] };
   instructions?: string;
   upstreams?: Record<string, UpstreamSpec>;
   toolsets?: Record<string, ToolsetSpec>;

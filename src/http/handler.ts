@@ -4,6 +4,8 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { type JSONRPCMessage, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
 import type { Gateway } from "../proxy/gateway.js";
 import type { Session } from "../proxy/session.js";
+import type { Resolution } from "../resolve.js";
+import { TooManyInstances } from "../upstream/pool.js";
 import { readBody } from "./body.js";
 import { rebindingProblem } from "./guard.js";
 import { sendJson, sendRpcError } from "./replies.js";
@@ -147,9 +149,18 @@ export function createHttpHandler(gateway: Gateway, partial: Partial<HandlerOpti
       return;
     }
     const { selection } = selected;
-    const resolution = await gateway.resolve(selection);
     const id = randomUUID();
-    const session = gateway.openSession(selection, resolution);
+    let session: Session;
+    let resolution: Resolution;
+    try {
+      const instances = gateway.instancesFor(selection, req.headers, id);
+      resolution = await gateway.resolve(selection, instances);
+      session = gateway.openSession(selection, resolution, instances);
+    } catch (err) {
+      if (!(err instanceof TooManyInstances)) throw err;
+      sendRpcError(res, 503, -32000, `Service Unavailable: ${err.message}`, { "retry-after": "30" });
+      return;
+    }
     const transport = new HttpSessionTransport(id);
     transport.onclose = () => {
       if (table.get(id)?.transport === transport) table.delete(id);
@@ -194,14 +205,13 @@ export function createHttpHandler(gateway: Gateway, partial: Partial<HandlerOpti
     }
   }
 
-  async function toolsets(res: ServerResponse, query: string): Promise<void> {
+  async function toolsets(req: IncomingMessage, res: ServerResponse, query: string): Promise<void> {
     const selected = gateway.select(query);
     if (!selected.ok) {
       sendJson(res, 400, { error: selected.error });
       return;
     }
-    const resolution = await gateway.resolve(selected.selection);
-    sendJson(res, 200, gateway.report(selected.selection, resolution));
+    sendJson(res, 200, await gateway.reportFor(selected.selection, req.headers));
   }
 
   const handler = async (req: IncomingMessage, res: ServerResponse): Promise<boolean> => {
@@ -222,7 +232,7 @@ export function createHttpHandler(gateway: Gateway, partial: Partial<HandlerOpti
       else if (path === "/healthz" && options.healthz && req.method === "GET")
         sendJson(res, 200, { ok: true, name: gateway.options.name });
       else if (path === "/toolsets" && options.toolsetsRoute && req.method === "GET")
-        await toolsets(res, query);
+        await toolsets(req, res, query);
       else return false;
     } catch (err) {
       log.error("request failed", { error: (err as Error).message, path });

@@ -1,12 +1,15 @@
 /** @module The serving core shared by HTTP, stdio and embedding: catalog, upstream pool, resolutions, sessions. */
+
+import { createHash } from "node:crypto";
+import type { IncomingHttpHeaders } from "node:http";
 import type { ServerCapabilities } from "@modelcontextprotocol/sdk/types.js";
 import type { UpstreamState } from "../catalog/inventory.js";
-import type { Catalog } from "../catalog/types.js";
+import type { Catalog, Upstream } from "../catalog/types.js";
 import type { Logger } from "../log.js";
 import { type ToolsetsReport, toolsetsReport } from "../report.js";
 import { type Resolution, resolveWithRefresh } from "../resolve.js";
 import { type Selection, type SelectResult, select } from "../selection.js";
-import { UpstreamPool } from "../upstream/pool.js";
+import { type Instance, instanceId, SHARED, UpstreamPool } from "../upstream/pool.js";
 import { Session } from "./session.js";
 import { TOOLSETS_TOOL } from "./toolsets-tool.js";
 import { Traffic } from "./traffic.js";
@@ -37,13 +40,15 @@ export class Gateway {
   private readonly inflight = new Map<string, Promise<Resolution>>();
   readonly sessions = new Set<Session>();
   readonly traffic: Traffic;
+  private current: Catalog;
 
   constructor(
-    readonly catalog: Catalog,
+    catalog: Catalog,
     readonly options: GatewayOptions,
   ) {
+    this.current = catalog;
     this.traffic = new Traffic(
-      (u) => [...this.sessions].filter((s) => s.resolution.upstreams.includes(u)),
+      (id) => [...this.sessions].filter((s) => s.resolution.upstreams.some((u) => s.instanceId(u) === id)),
       options.logger,
     );
     this.pool = new UpstreamPool(
@@ -55,7 +60,12 @@ export class Gateway {
         onServerRequest: (u, request, signal) => this.traffic.serverRequest(u, request, signal),
       },
     );
-    this.pool.onChange((upstream, state) => this.upstreamChanged(upstream, state));
+    this.pool.onChange((upstream, state, key) => this.upstreamChanged(upstream, state, key));
+  }
+
+  /** The catalog new sessions get; a reload swaps it in one step. */
+  get catalog(): Catalog {
+    return this.current;
   }
 
   select(query: string): SelectResult {
@@ -73,23 +83,53 @@ export class Gateway {
   }
 
   /**
+   * Which connection of each upstream a session uses: the shared one, one per distinct forwarded credential
+   * (`forward_headers`, `header_env`), or its own (`isolation: per-session`).
+   */
+  instancesFor(
+    selection: Selection,
+    headers: IncomingHttpHeaders = {},
+    sessionId?: string,
+  ): Map<string, Instance> {
+    const out = new Map<string, Instance>();
+    for (const name of this.upstreamsOf(selection)) {
+      const spec = this.catalog.upstreams.get(name);
+      if (!spec) continue;
+      const variant = credentialsOf(spec, headers);
+      // A report (no session) lists a per-session upstream through its shared instance.
+      if (spec.isolation === "per-session" && sessionId) {
+        out.set(name, { key: `session:${sessionId}`, ...(variant ? { variant } : {}) });
+      } else if (variant) out.set(name, { key: `cred:${digest(variant)}`, variant });
+    }
+    return out;
+  }
+
+  /**
    * The shared resolution of a selection: starts the upstreams it needs (only those), applies the gate, and
    * caches the result. A cached resolution with a pack not enabled is recomputed (the upstream may be back).
+   * With `restart: false` (a report), an upstream that failed is shown as down instead of being restarted.
    */
-  resolve(selection: Selection): Promise<Resolution> {
-    const cached = this.cache.get(selection.key);
+  resolve(
+    selection: Selection,
+    instances: ReadonlyMap<string, Instance> = new Map(),
+    restart = true,
+  ): Promise<Resolution> {
+    const key = cacheKey(selection, instances);
+    const cached = this.cache.get(key);
     if (cached && cached.unavailable.every((u) => u.reason === "conflict")) return Promise.resolve(cached);
-    let p = this.inflight.get(selection.key);
+    let p = this.inflight.get(key);
     if (!p) {
-      p = this.compute(selection).finally(() => this.inflight.delete(selection.key));
-      this.inflight.set(selection.key, p);
+      p = this.compute(selection, instances, key, restart).finally(() => this.inflight.delete(key));
+      this.inflight.set(key, p);
     }
     return p;
   }
 
   /** What a session advertises: tools always; prompts, resources, completions, logging as its upstreams offer. */
-  capabilitiesOf(resolution: Resolution): ServerCapabilities {
-    const caps = resolution.upstreams.map((u) => this.pool.connection(u).capabilities ?? {});
+  capabilitiesOf(resolution: Resolution, instances: ReadonlyMap<string, Instance>): ServerCapabilities {
+    const caps = resolution.upstreams.map(
+      (u) => this.pool.connection(u, instances.get(u) ?? SHARED).capabilities ?? {},
+    );
     const any = (f: (c: ServerCapabilities) => unknown) => caps.some((c) => !!f(c));
     return {
       tools: { listChanged: true },
@@ -107,6 +147,17 @@ export class Gateway {
     };
   }
 
+  /** GET /toolsets: what a connection with these headers and this selection would get. Not a use: no restarts. */
+  async reportFor(selection: Selection, headers: IncomingHttpHeaders = {}): Promise<ToolsetsReport> {
+    const instances = this.instancesFor(selection, headers);
+    for (const [name, instance] of instances) this.pool.acquire(name, instance);
+    try {
+      return this.report(selection, await this.resolve(selection, instances, false));
+    } finally {
+      for (const [name, instance] of instances) this.pool.release(name, instance);
+    }
+  }
+
   report(selection: Selection, resolution: Resolution): ToolsetsReport {
     return toolsetsReport(
       this.catalog,
@@ -116,21 +167,28 @@ export class Gateway {
     );
   }
 
-  openSession(selection: Selection, resolution: Resolution): Session {
-    const session = new Session(this, selection, resolution);
+  openSession(
+    selection: Selection,
+    resolution: Resolution,
+    instances: ReadonlyMap<string, Instance> = new Map(),
+  ): Session {
+    for (const [name, instance] of instances) this.pool.acquire(name, instance);
+    const session = new Session(this, selection, resolution, instances);
     this.sessions.add(session);
     return session;
   }
 
   async closeSession(session: Session): Promise<void> {
     if (!this.sessions.delete(session)) return;
-    for (const [upstream, uri] of this.traffic.forget(session)) {
-      void this.pool
+    for (const [id, uri] of this.traffic.forget(session)) {
+      const upstream = id.slice(0, id.lastIndexOf("#"));
+      void session
         .connection(upstream)
         .request("resources/unsubscribe", { uri })
         .catch(() => {});
     }
     await session.close();
+    for (const [name, instance] of session.instances) this.pool.release(name, instance);
   }
 
   async close(): Promise<void> {
@@ -142,10 +200,32 @@ export class Gateway {
     return this.options.toolsetsTool && !resolution.tool.has(TOOLSETS_TOOL);
   }
 
-  private async compute(selection: Selection): Promise<Resolution> {
-    const inventory = await this.pool.ensure(this.upstreamsOf(selection));
-    const { resolution } = await resolveWithRefresh(this.catalog, selection, inventory, (u) =>
-      this.pool.refresh(u),
+  /**
+   * Swaps in a new catalog (already validated): new sessions get it at once; live sessions keep their selection,
+   * are resolved again against it and told if what they see changed.
+   */
+  async reload(catalog: Catalog): Promise<void> {
+    this.current = catalog;
+    this.cache.clear();
+    await this.pool.setCatalog(catalog);
+    await Promise.all(
+      [...this.sessions].map(async (s) => {
+        const resolution = await this.resolve(s.selection, s.instances);
+        if (this.sessions.has(s)) s.update(resolution);
+      }),
+    );
+  }
+
+  private async compute(
+    selection: Selection,
+    instances: ReadonlyMap<string, Instance>,
+    key: string,
+    restart: boolean,
+  ): Promise<Resolution> {
+    const catalog = this.catalog;
+    const inventory = await this.pool.ensure(this.upstreamsOf(selection), instances, restart);
+    const { resolution } = await resolveWithRefresh(catalog, selection, inventory, (u) =>
+      this.pool.refresh(u, instances.get(u) ?? SHARED),
     );
     for (const u of resolution.unavailable) {
       this.options.logger.warn("toolset not enabled", {
@@ -157,31 +237,61 @@ export class Gateway {
     }
     if (selection.unknown.length)
       this.options.logger.warn("unknown toolset names", { unknown: selection.unknown });
-    this.cache.set(selection.key, resolution);
+    if (catalog === this.catalog) this.cache.set(key, resolution);
     return resolution;
   }
 
   /**
-   * An upstream's tools or availability changed: drop cached resolutions that involve it. Live sessions are
-   * re-resolved with their fixed selection when it lists tools again; a session whose upstream went down keeps
-   * its tools (the next call restarts the upstream, or fails naming it).
+   * An upstream's lists or availability changed: drop cached resolutions that involve it. Live sessions on that
+   * instance are re-resolved with their fixed selection when it lists again; a session whose upstream went down
+   * keeps its tools (the next call restarts the upstream, or fails naming it).
    */
-  private upstreamChanged(upstream: string, state: UpstreamState): void {
-    for (const [key, r] of this.cache) {
+  private upstreamChanged(upstream: string, state: UpstreamState, key: string): void {
+    for (const [k, r] of this.cache) {
       if (r.requested.some((n) => this.catalog.toolset.get(n)?.upstreams.includes(upstream)))
-        this.cache.delete(key);
+        this.cache.delete(k);
     }
     if (state.status !== "ready") return;
+    const id = instanceId(upstream, key);
     const groups = new Map<string, Session[]>();
     for (const s of this.sessions) {
-      if (!this.upstreamsOf(s.selection).includes(upstream)) continue;
-      groups.set(s.selection.key, [...(groups.get(s.selection.key) ?? []), s]);
+      if (!this.upstreamsOf(s.selection).includes(upstream) || s.instanceId(upstream) !== id) continue;
+      const k = cacheKey(s.selection, s.instances);
+      groups.set(k, [...(groups.get(k) ?? []), s]);
     }
     for (const group of groups.values()) {
-      const selection = group[0]!.selection;
-      void this.resolve(selection).then((resolution) => {
+      const first = group[0]!;
+      void this.resolve(first.selection, first.instances).then((resolution) => {
         for (const s of group) if (this.sessions.has(s)) s.update(resolution);
       });
     }
   }
+}
+
+function cacheKey(selection: Selection, instances: ReadonlyMap<string, Instance>): string {
+  if (!instances.size) return selection.key;
+  return `${selection.key}|${[...instances].map(([u, i]) => `${u}=${i.key}`).join(",")}`;
+}
+
+/** The credentials a client's headers carry for an upstream, or undefined when it forwards none. */
+function credentialsOf(spec: Upstream, headers: IncomingHttpHeaders): Instance["variant"] | undefined {
+  const pick = (h: string) => {
+    const v = headers[h];
+    return Array.isArray(v) ? v.join(", ") : v;
+  };
+  if (spec.transport === "http") {
+    const found = spec.forwardHeaders
+      .map((h) => [h, pick(h)] as const)
+      .filter(([, v]) => v !== undefined && v !== "");
+    return found.length ? { headers: Object.fromEntries(found) as Record<string, string> } : undefined;
+  }
+  const found = Object.entries(spec.headerEnv)
+    .map(([h, env]) => [env, pick(h)] as const)
+    .filter(([, v]) => v !== undefined && v !== "");
+  return found.length ? { env: Object.fromEntries(found) as Record<string, string> } : undefined;
+}
+
+function digest(variant: NonNullable<Instance["variant"]>): string {
+  const entries = Object.entries({ ...variant.headers, ...variant.env }).sort(([a], [b]) => (a < b ? -1 : 1));
+  return createHash("sha256").update(JSON.stringify(entries)).digest("hex").slice(0, 16);
 }

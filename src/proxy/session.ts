@@ -13,6 +13,8 @@ import {
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv-provider.js";
 import { type Resolution, type Route, routeUri } from "../resolve.js";
 import type { Selection } from "../selection.js";
+import type { UpstreamConnection } from "../upstream/connection.js";
+import { type Instance, instanceId, SHARED } from "../upstream/pool.js";
 import { rpcError, upstreamError } from "./errors.js";
 import type { Gateway } from "./gateway.js";
 import { type Lists, listsOf } from "./lists.js";
@@ -43,8 +45,10 @@ export class Session {
     private readonly gateway: Gateway,
     readonly selection: Selection,
     private current: Resolution,
+    /** The isolated or per-credential connections this session uses (others: the shared one). */
+    readonly instances: ReadonlyMap<string, Instance> = new Map(),
   ) {
-    this.capabilities = gateway.capabilitiesOf(current);
+    this.capabilities = gateway.capabilitiesOf(current, instances);
     this.server = new Server(
       { name: gateway.options.name, version: gateway.options.version },
       {
@@ -58,13 +62,22 @@ export class Session {
     this.server.fallbackRequestHandler = async (request, extra) => this.handle(request, extra as Extra);
     this.server.fallbackNotificationHandler = async (n) => {
       if (n.method === "notifications/roots/list_changed") {
-        for (const u of this.current.upstreams) void this.gateway.pool.connection(u).notify(n);
+        for (const u of this.current.upstreams) void this.connection(u).notify(n);
       }
     };
   }
 
   get resolution(): Resolution {
     return this.current;
+  }
+
+  /** The connection this session uses for an upstream. */
+  connection(upstream: string): UpstreamConnection {
+    return this.gateway.pool.connection(upstream, this.instances.get(upstream) ?? SHARED);
+  }
+
+  instanceId(upstream: string): string {
+    return instanceId(upstream, (this.instances.get(upstream) ?? SHARED).key);
   }
 
   private get lists(): Lists {
@@ -86,9 +99,9 @@ export class Session {
     }
   }
 
-  /** Sends a notification; one from an upstream rides on the stream of this session's call to it, if any. */
-  async notify(notification: Notification, upstream?: string): Promise<void> {
-    const call = upstream ? this.calls.get(upstream)?.at(-1) : undefined;
+  /** Sends a notification; one from an upstream instance rides on the stream of this session's call to it, if any. */
+  async notify(notification: Notification, id?: string): Promise<void> {
+    const call = id ? this.calls.get(id.slice(0, id.lastIndexOf("#")))?.at(-1) : undefined;
     if (call) {
       await call.sendNotification(notification as ServerNotification).catch(() => {});
       return;
@@ -97,11 +110,7 @@ export class Session {
   }
 
   /** A server→client request from an upstream: to this client, on the stream of the call that caused it. */
-  async forwardServerRequest(
-    upstream: string,
-    request: { method: string; params?: unknown },
-    signal: AbortSignal,
-  ) {
+  async forwardServerRequest(id: string, request: { method: string; params?: unknown }, signal: AbortSignal) {
     const needs = CLIENT_CAPABILITY[request.method];
     if (needs && !this.server.getClientCapabilities()?.[needs]) {
       throw rpcError(
@@ -109,7 +118,7 @@ export class Session {
         `the client of this session does not support ${request.method} (no ${needs} capability)`,
       );
     }
-    const call = this.calls.get(upstream)?.at(-1);
+    const call = this.calls.get(id.slice(0, id.lastIndexOf("#")))?.at(-1);
     const message = { method: request.method, params: request.params } as ServerRequest;
     try {
       if (call) return await call.sendRequest(message, ResultSchema, { signal, timeout: 10 * 60_000 });
@@ -190,10 +199,11 @@ export class Session {
     const route = this.byUri(params.uri);
     const uri = params.uri as string;
     const traffic = this.gateway.traffic;
+    const id = this.instanceId(route.upstream);
     const ask =
       method === "resources/subscribe"
-        ? traffic.subscribe(route.upstream, uri, this)
-        : traffic.unsubscribe(route.upstream, uri, this);
+        ? traffic.subscribe(id, uri, this)
+        : traffic.unsubscribe(id, uri, this);
     if (!ask) return {};
     return this.forward(route, method, params, extra);
   }
@@ -216,18 +226,16 @@ export class Session {
 
   private async setLevel(params: Params, extra: Extra): Promise<Params> {
     this.logLevel = String(params.level ?? "debug");
-    const pool = this.gateway.pool;
+    const traffic = this.gateway.traffic;
     await Promise.all(
       this.current.upstreams
-        .filter((u) => pool.connection(u).capabilities?.logging)
+        .filter((u) => this.connection(u).capabilities?.logging)
         .map((u) =>
-          pool
-            .connection(u)
-            .request(
-              "logging/setLevel",
-              { level: this.gateway.traffic.upstreamLevel(u) },
-              { signal: extra.signal },
-            ),
+          this.connection(u).request(
+            "logging/setLevel",
+            { level: traffic.upstreamLevel(this.instanceId(u)) },
+            { signal: extra.signal },
+          ),
         ),
     ).catch((err) => {
       throw upstreamError(err, "logging");
@@ -257,9 +265,9 @@ export class Session {
     const calls = this.calls.get(route.upstream) ?? [];
     this.calls.set(route.upstream, calls);
     calls.push(extra);
-    const end = this.gateway.traffic.begin(route.upstream, this);
+    const end = this.gateway.traffic.begin(this.instanceId(route.upstream), this);
     try {
-      return await this.gateway.pool.connection(route.upstream).request(method, body, {
+      return await this.connection(route.upstream).request(method, body, {
         signal: extra.signal,
         ...(this.gateway.options.callTimeoutMs ? { timeoutMs: this.gateway.options.callTimeoutMs } : {}),
         ...(token !== undefined

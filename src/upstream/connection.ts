@@ -1,5 +1,6 @@
 /** @module One long-lived client for one upstream: lazy start, raw inventory, coalesced refresh, forwarding. */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import {
   type ClientCapabilities,
   ErrorCode,
@@ -12,7 +13,8 @@ import {
 import type { Offer, UpstreamState } from "../catalog/inventory.js";
 import type { Upstream } from "../catalog/types.js";
 import type { Logger } from "../log.js";
-import { type BuiltTransport, buildTransport } from "./transport.js";
+import { backoffDelay, STABLE_MS } from "./backoff.js";
+import { type BuiltTransport, buildTransport, type Variant } from "./transport.js";
 
 const MAX_PAGES = 100;
 /** Longest timeout setTimeout takes; the SDK's own timer is disabled this way and ours is used instead. */
@@ -46,6 +48,11 @@ export interface ConnectionOptions {
   readonly clientVersion: string;
   readonly logger: Logger;
   readonly hooks: ConnectionHooks;
+  /** Credentials of this instance (forwarded headers or header_env); none for the shared one. */
+  readonly variant?: Variant;
+  /** For logs: which instance this is (never the credential itself). */
+  readonly label?: string;
+  readonly now?: () => number;
 }
 
 export class UpstreamConnection {
@@ -56,6 +63,12 @@ export class UpstreamConnection {
   private current: UpstreamState | undefined;
   private closed = false;
   private progressSeq = 0;
+  /** Consecutive failures, the time a restart is allowed again, and since when the upstream has been up. */
+  private failures = 0;
+  private retryAt = 0;
+  private upSince = 0;
+  /** Sessions using this instance (for reaping per-credential instances). */
+  users = 0;
   private readonly progress = new Map<string, (params: Record<string, unknown>) => void>();
 
   constructor(
@@ -76,9 +89,27 @@ export class UpstreamConnection {
     return this.built?.pid() ?? null;
   }
 
-  /** Starts the upstream if needed and returns its state; concurrent callers share one start. */
-  ensure(): Promise<UpstreamState> {
+  private now(): number {
+    return (this.options.now ?? Date.now)();
+  }
+
+  /**
+   * Starts the upstream if needed and returns its state; concurrent callers share one start. After a failure
+   * a restart waits for its backoff; until then (or with `restart: false` once it has failed) the
+   * unavailable state is returned as it is.
+   */
+  ensure(restart = true): Promise<UpstreamState> {
     if (this.current?.status === "ready" && this.client) return Promise.resolve(this.current);
+    if (this.current?.status === "unavailable" && !this.starting) {
+      const wait = this.retryAt - this.now();
+      if (!restart) return Promise.resolve(this.current);
+      if (wait > 0) {
+        return Promise.resolve({
+          status: "unavailable",
+          reason: `${this.current.reason}; next restart in ${Math.ceil(wait / 1000)} s`,
+        });
+      }
+    }
     this.starting ??= this.start().finally(() => {
       this.starting = undefined;
     });
@@ -106,6 +137,39 @@ export class UpstreamConnection {
     params: Record<string, unknown>,
     options: ForwardOptions = {},
   ): Promise<Record<string, unknown>> {
+    try {
+      return await this.requestOnce(method, params, options);
+    } catch (err) {
+      if (this.spec.transport !== "http" || !this.client) throw err;
+      if (err instanceof StreamableHTTPError && err.code === 404) {
+        // The upstream forgot our session (it restarted, or expired it): initialize again, once, and retry.
+        this.options.logger.info("upstream session expired; initializing again", {
+          upstream: this.spec.name,
+        });
+        await this.dropClient();
+        return await this.requestOnce(method, params, options);
+      }
+      if (err instanceof TypeError || (err as { code?: string }).code === "ECONNREFUSED") {
+        await this.dropClient();
+        this.failed();
+        this.setState({ status: "unavailable", reason: `unreachable: ${message(err)}` });
+      }
+      throw err;
+    }
+  }
+
+  private async dropClient(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    this.current = undefined;
+    await client?.close().catch(() => {});
+  }
+
+  private async requestOnce(
+    method: string,
+    params: Record<string, unknown>,
+    options: ForwardOptions,
+  ): Promise<Record<string, unknown>> {
     const state = await this.ensure();
     const client = this.client;
     if (state.status !== "ready" || !client) {
@@ -116,7 +180,7 @@ export class UpstreamConnection {
     const controller = new AbortController();
     const abort = () => controller.abort(options.signal?.reason);
     options.signal?.addEventListener("abort", abort, { once: true });
-    const timeoutMs = options.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
+    const timeoutMs = options.timeoutMs ?? this.spec.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
     let timer: NodeJS.Timeout | undefined;
     const arm = () => {
       if (timer) clearTimeout(timer);
@@ -163,6 +227,15 @@ export class UpstreamConnection {
     if (pid) await waitForExit(pid);
   }
 
+  /** Counts a failure (start failed, or the upstream went away) and sets when a restart is allowed. */
+  private failed(): void {
+    const now = this.now();
+    if (this.upSince && now - this.upSince >= STABLE_MS) this.failures = 0;
+    this.upSince = 0;
+    this.failures++;
+    this.retryAt = now + backoffDelay(this.failures);
+  }
+
   private setState(state: UpstreamState): UpstreamState {
     const previous = this.current;
     this.current = Object.freeze(state);
@@ -173,8 +246,11 @@ export class UpstreamConnection {
   private async start(): Promise<UpstreamState> {
     if (this.closed) return { status: "unavailable", reason: "closed" };
     const { logger, hooks } = this.options;
-    const log = logger.child({ upstream: this.spec.name });
-    const built = buildTransport(this.spec);
+    const log = logger.child({
+      upstream: this.spec.name,
+      ...(this.options.label ? { instance: this.options.label } : {}),
+    });
+    const built = buildTransport(this.spec, this.options.variant);
     const client = new Client(
       { name: this.options.clientName, version: this.options.clientVersion },
       { capabilities: hooks.onServerRequest ? (hooks.clientCapabilities ?? {}) : {} },
@@ -193,15 +269,18 @@ export class UpstreamConnection {
       this.client = undefined;
       const tail = built.stderrTail.at(-1);
       log.warn("upstream closed", tail ? { last_stderr: tail } : {});
+      this.failed();
       this.setState({ status: "unavailable", reason: `connection closed${tail ? `: ${tail}` : ""}` });
     };
     try {
       log.debug("starting upstream", { transport: this.spec.transport });
-      await client.connect(built.transport);
+      const timeout = this.spec.connectTimeoutMs;
+      await withTimeout(client.connect(built.transport, { timeout }), timeout, "initialize");
       this.interceptProgress(built);
       this.client = client;
       this.built = built;
-      const offer = await this.listOffer();
+      const offer = await withTimeout(this.listOffer(), timeout, "listing");
+      this.upSince = this.now();
       log.info("upstream ready", {
         tools: offer.tools.length,
         prompts: offer.prompts.length,
@@ -215,6 +294,7 @@ export class UpstreamConnection {
       const reason = `${message(err)}${tail ? ` (stderr: ${tail})` : ""}`;
       log.warn("upstream failed to start", { reason });
       this.client = undefined;
+      this.failed();
       return this.setState({ status: "unavailable", reason });
     }
   }
@@ -281,6 +361,14 @@ function sameState(a: UpstreamState | undefined, b: UpstreamState): boolean {
     JSON.stringify([a.tools, a.prompts, a.resources, a.templates]) ===
     JSON.stringify([b.tools, b.prompts, b.resources, b.templates])
   );
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const limit = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} timed out after ${ms} ms`)), ms);
+  });
+  return Promise.race([p, limit]).finally(() => clearTimeout(timer));
 }
 
 export function message(err: unknown): string {

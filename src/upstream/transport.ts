@@ -32,11 +32,17 @@ export interface BuiltTransport {
   readonly stderrTail: string[];
 }
 
-export function buildTransport(up: Upstream, extraHeaders: Record<string, string> = {}): BuiltTransport {
+/** Per-variant additions: forwarded credential headers (HTTP) or environment (stdio). */
+export interface Variant {
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly env?: Readonly<Record<string, string>>;
+}
+
+export function buildTransport(up: Upstream, variant: Variant = {}): BuiltTransport {
   const stderrTail: string[] = [];
   if (up.transport === "http") {
     const transport = new StreamableHTTPClientTransport(new URL(up.url!), {
-      requestInit: { headers: { ...up.headers, ...extraHeaders } },
+      requestInit: { headers: { ...up.headers, ...variant.headers } },
       fetch: ((url: string | URL, init?: RequestInit) =>
         undiciFetch(url, { ...(init as object), dispatcher: keepAlive() })) as unknown as typeof fetch,
     });
@@ -45,7 +51,12 @@ export function buildTransport(up: Upstream, extraHeaders: Record<string, string
   const transport = new StdioClientTransport({
     command: resolveCommand(up.command!, up.cwd),
     args: [...up.args],
-    env: { ...getDefaultEnvironment(), ...(process.env as Record<string, string>), ...up.env },
+    env: {
+      ...getDefaultEnvironment(),
+      ...(process.env as Record<string, string>),
+      ...up.env,
+      ...variant.env,
+    },
     cwd: up.cwd,
     stderr: "pipe",
   });
