@@ -23,8 +23,7 @@ export class Traffic {
 
   /** Marks a call of `session` in flight on `upstream`; returns the function that ends it. */
   begin(upstream: string, session: Session): () => void {
-    let m = this.inflight.get(upstream);
-    if (!m) this.inflight.set(upstream, (m = new Map()));
+    const m = getOrCreate(this.inflight, upstream, () => new Map<Session, number>());
     m.set(session, (m.get(session) ?? 0) + 1);
     return () => {
       const n = (m.get(session) ?? 1) - 1;
@@ -74,12 +73,9 @@ export class Traffic {
 
   /** Subscribes once upstream per URI however many sessions ask; returns whether the upstream must be asked. */
   subscribe(upstream: string, uri: string, session: Session): boolean {
-    let byUri = this.subscriptions.get(upstream);
-    if (!byUri) this.subscriptions.set(upstream, (byUri = new Map()));
-    let set = byUri.get(uri);
-    const first = !set;
-    if (!set) byUri.set(uri, (set = new Set()));
-    set.add(session);
+    const byUri = getOrCreate(this.subscriptions, upstream, () => new Map<string, Set<Session>>());
+    const first = !byUri.has(uri);
+    getOrCreate(byUri, uri, () => new Set<Session>()).add(session);
     return first;
   }
 
@@ -113,4 +109,13 @@ export class Traffic {
     for (const s of this.sessionsUsing(upstream)) min = Math.min(min, LEVELS.indexOf(s.logLevel));
     return LEVELS[Math.max(0, min)]!;
   }
+}
+
+function getOrCreate<K, V>(map: Map<K, V>, key: K, make: () => V): V {
+  let v = map.get(key);
+  if (v === undefined) {
+    v = make();
+    map.set(key, v);
+  }
+  return v;
 }
