@@ -11,6 +11,7 @@ import { defaultAllowedHosts } from "./http/guard.js";
 import { createHttpHandler } from "./http/handler.js";
 import { createLogger, type Level } from "./log.js";
 import { Gateway } from "./proxy/gateway.js";
+import { reloadOn } from "./reload.js";
 import { toolsetsReport } from "./report.js";
 import { select } from "./selection.js";
 import { serveStdio } from "./stdio.js";
@@ -71,6 +72,7 @@ interface ServeOptions {
   maxBodyBytes: string;
   logLevel: Level;
   allowedHost: string[];
+  watch?: boolean;
   allowedOrigin: string[];
   logFormat?: "json" | "text";
 }
@@ -116,6 +118,7 @@ program
     (v: string, all: string[]) => [...all, v],
     [],
   )
+  .option("--watch", "reload when a config file changes (SIGHUP always reloads)")
   .option("--no-toolsets-tool", "do not offer the list_server_toolsets tool (env TOOLPACKS_TOOLSETS_TOOL=0)")
   .addOption(
     new Option("--name <name>", "server name (default: the config's name, else toolpacks)").env(
@@ -161,10 +164,12 @@ program
       toolsetsTool,
       logger,
     });
+    const stopReload = reloadOn(gateway, files, logger, opts.watch === true);
     let stopping: Promise<void> | undefined;
     const stop = (closeServer: () => Promise<void>) => {
       stopping ??= (async () => {
         logger.info("shutting down");
+        stopReload();
         await closeServer();
         await gateway.close();
         await closeAgent();

@@ -6,6 +6,7 @@ import type { Gateway } from "../proxy/gateway.js";
 import type { Session } from "../proxy/session.js";
 import type { Resolution } from "../resolve.js";
 import { TooManyInstances } from "../upstream/pool.js";
+import { authorized } from "./auth.js";
 import { readBody } from "./body.js";
 import { rebindingProblem } from "./guard.js";
 import { sendJson, sendRpcError } from "./replies.js";
@@ -227,10 +228,17 @@ export function createHttpHandler(gateway: Gateway, partial: Partial<HandlerOpti
           req.resume();
           return true;
         }
+        if (!authorized(req, gateway.catalog.tokens)) {
+          sendRpcError(res, 401, -32000, "Unauthorized: send Authorization: Bearer <token>", {
+            "www-authenticate": 'Bearer realm="toolpacks"',
+          });
+          req.resume();
+          return true;
+        }
       }
       if (path === options.path) await mcp(req, res, query);
       else if (path === "/healthz" && options.healthz && req.method === "GET")
-        sendJson(res, 200, { ok: true, name: gateway.options.name });
+        sendJson(res, 200, { ok: true, name: gateway.options.name, sessions: table.size });
       else if (path === "/toolsets" && options.toolsetsRoute && req.method === "GET")
         await toolsets(req, res, query);
       else return false;

@@ -19,6 +19,7 @@ import { rpcError, upstreamError } from "./errors.js";
 import type { Gateway } from "./gateway.js";
 import { type Lists, listsOf } from "./lists.js";
 import { TOOLSETS_TOOL, toolsetsToolResult } from "./toolsets-tool.js";
+import { checkArguments } from "./validate.js";
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 type Params = Record<string, unknown>;
@@ -191,6 +192,9 @@ export class Session {
         return toolsetsToolResult(this.gateway.report(this.selection, this.current));
       }
       throw rpcError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+    }
+    if (this.gateway.catalog.upstreams.get(route.upstream)?.validateArguments !== false) {
+      checkArguments(route, params.arguments);
     }
     return this.forward(route, "tools/call", params, extra, true);
   }

@@ -104,7 +104,7 @@ describe("what a client can learn before and inside a session", () => {
   test("/healthz starts or asks an upstream", async () => {
     const r = await fetch(`${served.base}/healthz`);
     expect(r.status).toBe(200);
-    expect(await r.json()).toEqual({ ok: true, name: "toolpacks-example" });
+    expect(await r.json()).toMatchObject({ ok: true, name: "toolpacks-example", sessions: expect.any(Number) });
   });
 
   test("/toolsets disagrees with what a session gets", async () => {

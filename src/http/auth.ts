@@ -1,0 +1,16 @@
+/** @module Bearer authentication: constant-time comparison against every accepted token. */
+import { createHash, timingSafeEqual } from "node:crypto";
+import type { IncomingMessage } from "node:http";
+
+const digest = (s: string) => createHash("sha256").update(s).digest();
+
+/** True when no tokens are configured, or the request carries one of them. Compares against all, always. */
+export function authorized(req: IncomingMessage, tokens: readonly string[]): boolean {
+  if (tokens.length === 0) return true;
+  const header = req.headers.authorization ?? "";
+  const m = /^Bearer\s+(.+)$/i.exec(header);
+  const given = digest(m ? m[1]!.trim() : "");
+  let ok = false;
+  for (const t of tokens) ok = timingSafeEqual(given, digest(t)) || ok;
+  return ok && m !== null;
+}

@@ -1,0 +1,66 @@
+/** @module Reloading the config: SIGHUP or a watched file change; an invalid config never replaces a valid one. */
+import { type FSWatcher, watch } from "node:fs";
+import { basename, dirname, resolve } from "node:path";
+import { loadCatalog } from "./catalog/load.js";
+import { formatConfigError } from "./config/errors.js";
+import type { Logger } from "./log.js";
+import type { Gateway } from "./proxy/gateway.js";
+
+/** Recompiles `files`; on success swaps the gateway's catalog, on failure logs every error and keeps the old one. */
+export async function reloadConfig(
+  gateway: Gateway,
+  files: readonly string[],
+  logger: Logger,
+): Promise<boolean> {
+  const result = loadCatalog(files);
+  if (!result.ok) {
+    for (const e of result.errors) logger.error(`reload refused: ${formatConfigError(e)}`);
+    logger.error("reload refused: still serving the previous config", { errors: result.errors.length });
+    return false;
+  }
+  await gateway.reload(result.catalog);
+  logger.info("config reloaded", {
+    toolsets: result.catalog.toolsets.length,
+    sessions: gateway.sessions.size,
+  });
+  return true;
+}
+
+/** Reloads on SIGHUP and, with `watchFiles`, on a change to any config file (debounced). Returns a stop function. */
+export function reloadOn(
+  gateway: Gateway,
+  files: readonly string[],
+  logger: Logger,
+  watchFiles: boolean,
+): () => void {
+  let timer: NodeJS.Timeout | undefined;
+  let running = Promise.resolve(true);
+  const trigger = () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      running = running.then(() => reloadConfig(gateway, files, logger));
+    }, 150);
+  };
+  process.on("SIGHUP", trigger);
+  const watchers: FSWatcher[] = [];
+  if (watchFiles) {
+    // Watch the folders: editors replace a file rather than write it, which a watch on the file misses.
+    const byDir = new Map<string, Set<string>>();
+    for (const f of files) {
+      const dir = dirname(resolve(f));
+      byDir.set(dir, (byDir.get(dir) ?? new Set()).add(basename(f)));
+    }
+    for (const [dir, names] of byDir) {
+      watchers.push(
+        watch(dir, (_event, name) => {
+          if (name && names.has(String(name))) trigger();
+        }),
+      );
+    }
+  }
+  return () => {
+    clearTimeout(timer);
+    process.off("SIGHUP", trigger);
+    for (const w of watchers) w.close();
+  };
+}
