@@ -79,9 +79,15 @@ export async function serve(args: string[], env: Record<string, string> = {}): P
   };
 }
 
-export async function httpClient(url: string, capabilities = {}): Promise<Client> {
+export async function httpClient(
+  url: string,
+  capabilities = {},
+  headers?: Record<string, string>,
+): Promise<Client> {
   const client = new Client({ name: "e2e", version: "1.0.0" }, { capabilities });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(url), headers ? { requestInit: { headers } } : {}),
+  );
   return client;
 }
 
