@@ -248,6 +248,18 @@ export class Session {
   }
 
   /**
+   * An upstream another session set to a quiet level while alone on it would swallow this session's logs: make
+   * it as verbose again as its sessions want before calling it (rare: only after such a setLevel).
+   */
+  private async raiseLevel(id: string, upstream: string): Promise<void> {
+    const level = this.gateway.traffic.levelToRaise(id, this.logLevel);
+    if (!level) return;
+    await this.connection(upstream)
+      .request("logging/setLevel", { level })
+      .catch(() => {});
+  }
+
+  /**
    * Forwards to the route's upstream under the original name: the client's cancellation goes along, progress
    * comes back under the client's own token, and server→client requests raised meanwhile ride on this call.
    */
@@ -269,8 +281,10 @@ export class Session {
     const calls = this.calls.get(route.upstream) ?? [];
     this.calls.set(route.upstream, calls);
     calls.push(extra);
-    const end = this.gateway.traffic.begin(this.instanceId(route.upstream), this);
+    const id = this.instanceId(route.upstream);
+    const end = this.gateway.traffic.begin(id, this);
     try {
+      await this.raiseLevel(id, route.upstream);
       return await this.connection(route.upstream).request(method, body, {
         signal: extra.signal,
         ...(this.gateway.options.callTimeoutMs ? { timeoutMs: this.gateway.options.callTimeoutMs } : {}),

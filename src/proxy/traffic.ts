@@ -7,14 +7,19 @@ import type { Session } from "./session.js";
 const LEVELS = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
 
 /**
- * A shared upstream connection carries traffic for many sessions. Progress is routed by token (exact);
- * everything else a shared upstream sends while calls are in flight is attributed to the one session with
- * calls in flight on it, or to the one session using it; when several could be meant, a request is refused
- * (never guessed: that would hand one client's sampling to another) and a log message goes to all of them.
+ * A shared upstream connection carries traffic for many sessions. Progress is routed by token (exact) and
+ * resource updates by subscription. A server→client request or a log message is attributed to the one session
+ * with calls in flight on that instance, else to the one session using it; when several could be meant it is
+ * never guessed (that would hand one client's sampling, or its log lines, to another): a request is refused
+ * with an error naming `isolation: per-session`, a log message is not delivered (and the proxy says so once).
  */
 export class Traffic {
   private readonly inflight = new Map<string, Map<Session, number>>();
   private readonly subscriptions = new Map<string, Map<string, Set<Session>>>();
+  /** The level last sent upstream with logging/setLevel, per instance. */
+  private readonly levels = new Map<string, string>();
+  /** Instances whose unattributable log messages were already reported. */
+  private readonly unattributed = new Set<string>();
 
   constructor(
     private readonly sessionsUsing: (upstream: string) => Session[],
@@ -32,10 +37,20 @@ export class Traffic {
     };
   }
 
-  /** The session an upstream's unsolicited message belongs to, or every candidate when it cannot be told. */
-  candidates(upstream: string): Session[] {
+  /**
+   * The session an unsolicited message of this instance belongs to: the one with calls in flight on it, else
+   * the one using it. Undefined, with the reason, when that is not exactly one.
+   */
+  attribute(upstream: string): { session: Session } | { session?: undefined; why: string } {
     const busy = [...(this.inflight.get(upstream)?.keys() ?? [])];
-    return busy.length ? busy : this.sessionsUsing(upstream);
+    const candidates = busy.length ? busy : this.sessionsUsing(upstream);
+    if (candidates.length === 1) return { session: candidates[0]! };
+    if (candidates.length === 0) return { why: "no client session is using it" };
+    return {
+      why: busy.length
+        ? `${busy.length} client sessions have calls in flight on it`
+        : `${candidates.length} client sessions share it`,
+    };
   }
 
   async serverRequest(
@@ -43,19 +58,15 @@ export class Traffic {
     request: { method: string; params?: unknown },
     signal: AbortSignal,
   ): Promise<unknown> {
-    const candidates = this.candidates(upstream);
-    if (candidates.length !== 1) {
-      const why =
-        candidates.length === 0
-          ? "no client session is using it"
-          : `${candidates.length} client sessions share it`;
-      this.logger.warn("server request not routed", { upstream, method: request.method, why });
+    const target = this.attribute(upstream);
+    if (!target.session) {
+      this.logger.warn("server request not routed", { upstream, method: request.method, why: target.why });
       throw rpcError(
         -32603,
-        `toolpacks cannot tell which client ${request.method} is for: ${why} (declare the upstream with isolation: per-session)`,
+        `toolpacks cannot tell which client ${request.method} is for: ${target.why} (declare the upstream with isolation: per-session)`,
       );
     }
-    return candidates[0]!.forwardServerRequest(upstream, request, signal);
+    return target.session.forwardServerRequest(upstream, request, signal);
   }
 
   notification(upstream: string, n: Notification): void {
@@ -66,8 +77,20 @@ export class Traffic {
     }
     if (n.method === "notifications/message") {
       const level = String((n.params as { level?: string } | undefined)?.level ?? "info");
-      for (const s of this.candidates(upstream))
-        if (LEVELS.indexOf(level) >= LEVELS.indexOf(s.logLevel)) void s.notify(n, upstream);
+      const target = this.attribute(upstream);
+      if (!target.session) {
+        if (!this.unattributed.has(upstream)) {
+          this.unattributed.add(upstream);
+          this.logger.warn("upstream log messages not delivered", {
+            upstream,
+            why: target.why,
+            hint: "declare the upstream with isolation: per-session",
+          });
+        }
+        return;
+      }
+      if (LEVELS.indexOf(level) >= LEVELS.indexOf(target.session.logLevel))
+        void target.session.notify(n, upstream);
     }
   }
 
@@ -103,11 +126,23 @@ export class Traffic {
     return released;
   }
 
-  /** The most verbose level any session using `upstream` asked for. */
+  /** The most verbose level any session using `upstream` asked for; recorded as the one sent upstream. */
   upstreamLevel(upstream: string): string {
     let min = LEVELS.length - 1;
     for (const s of this.sessionsUsing(upstream)) min = Math.min(min, LEVELS.indexOf(s.logLevel));
-    return LEVELS[Math.max(0, min)]!;
+    const level = LEVELS[Math.max(0, min)]!;
+    this.levels.set(upstream, level);
+    return level;
+  }
+
+  /**
+   * The level to send upstream before a call of a session that wants `wanted`, when an earlier setLevel (of a
+   * session that was alone then) left the upstream quieter than that; undefined when nothing needs sending.
+   */
+  levelToRaise(upstream: string, wanted: string): string | undefined {
+    const sent = this.levels.get(upstream);
+    if (sent === undefined || LEVELS.indexOf(wanted) >= LEVELS.indexOf(sent)) return undefined;
+    return this.upstreamLevel(upstream);
   }
 }
 
