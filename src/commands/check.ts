@@ -1,5 +1,7 @@
 /** @module `toolpacks check`: a one-screen summary of a valid config. */
+import type { Command } from "commander";
 import type { Catalog, Upstream } from "../catalog/types.js";
+import { catalogOrExit } from "./common.js";
 
 function describeUpstream(u: Upstream): string {
   const d = u.display;
@@ -27,4 +29,15 @@ export function checkSummary(catalog: Catalog, files: readonly string[]): string
     lines.push(`  ${t.name.padEnd(tw)}  ${flags.join(", ").padEnd(24)}  ${members.join(", ")}`);
   }
   return lines.join("\n");
+}
+
+export function registerCheck(program: Command): void {
+  program
+    .command("check")
+    .description("validate config files and print a summary (exit 1 with every error)")
+    .argument("<config...>", "packs.yaml files; toolsets of the same name merge")
+    .action((files: string[]) => {
+      const catalog = catalogOrExit(files);
+      process.stdout.write(`${checkSummary(catalog, files)}\n`);
+    });
 }
