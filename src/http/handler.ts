@@ -22,6 +22,8 @@ export interface HandlerOptions {
   /** Serve GET /healthz and GET /toolsets (default true). */
   readonly healthz: boolean;
   readonly toolsetsRoute: boolean;
+  /** Serve GET /metrics in Prometheus format (default true; behind auth when auth is on). */
+  readonly metrics: boolean;
   /** Host names (no port) a request's Host may carry; undefined accepts any. See guard.ts. */
   readonly allowedHosts?: readonly string[];
   /** Origins a browser request may come from, besides those naming an allowed host. */
@@ -34,6 +36,7 @@ export const defaultHandlerOptions: HandlerOptions = Object.freeze({
   maxBodyBytes: 4 * 1024 * 1024,
   healthz: true,
   toolsetsRoute: true,
+  metrics: true,
 });
 
 interface Entry {
@@ -221,7 +224,13 @@ export function createHttpHandler(gateway: Gateway, partial: Partial<HandlerOpti
     const path = q < 0 ? url : url.slice(0, q);
     const query = q < 0 ? "" : url.slice(q + 1);
     try {
-      if (path === options.path || path === "/toolsets") {
+      if (
+        typeof req.headers["x-request-id"] !== "string" ||
+        !/^[\w.:-]{1,128}$/.test(req.headers["x-request-id"])
+      ) {
+        req.headers["x-request-id"] = randomUUID();
+      }
+      if (path === options.path || path === "/toolsets" || path === "/metrics") {
         const problem = rebindingProblem(req, options.allowedHosts, options.allowedOrigins);
         if (problem) {
           sendRpcError(res, 403, -32000, `Forbidden: ${problem}`);
@@ -241,7 +250,11 @@ export function createHttpHandler(gateway: Gateway, partial: Partial<HandlerOpti
         sendJson(res, 200, { ok: true, name: gateway.options.name, sessions: table.size });
       else if (path === "/toolsets" && options.toolsetsRoute && req.method === "GET")
         await toolsets(req, res, query);
-      else return false;
+      else if (path === "/metrics" && options.metrics && req.method === "GET") {
+        const text = await gateway.metrics.text();
+        res.writeHead(200, { "content-type": gateway.metrics.registry.contentType });
+        res.end(text);
+      } else return false;
     } catch (err) {
       log.error("request failed", { error: (err as Error).message, path });
       if (!res.headersSent) sendRpcError(res, 500, -32603, "Internal error");

@@ -5,7 +5,8 @@ import type { IncomingHttpHeaders } from "node:http";
 import type { ServerCapabilities } from "@modelcontextprotocol/sdk/types.js";
 import type { UpstreamState } from "../catalog/inventory.js";
 import type { Catalog, Upstream } from "../catalog/types.js";
-import type { Logger } from "../log.js";
+import type { Logger, Logger as LoggerT } from "../log.js";
+import { Metrics } from "../metrics.js";
 import { type ToolsetsReport, toolsetsReport } from "../report.js";
 import { type Resolution, resolveWithRefresh } from "../resolve.js";
 import { type Selection, type SelectResult, select } from "../selection.js";
@@ -40,6 +41,7 @@ export class Gateway {
   private readonly inflight = new Map<string, Promise<Resolution>>();
   readonly sessions = new Set<Session>();
   readonly traffic: Traffic;
+  readonly metrics = new Metrics();
   private current: Catalog;
 
   constructor(
@@ -57,10 +59,22 @@ export class Gateway {
       {
         clientCapabilities: UPSTREAM_CLIENT_CAPABILITIES,
         onNotification: (u, n) => this.traffic.notification(u, n),
+        onRestart: (u) => this.metrics.restarts.inc({ upstream: u }),
+        onListed: (u) => this.metrics.refreshes.inc({ upstream: u }),
         onServerRequest: (u, request, signal) => this.traffic.serverRequest(u, request, signal),
       },
     );
-    this.pool.onChange((upstream, state, key) => this.upstreamChanged(upstream, state, key));
+    this.pool.onChange((upstream, state, key) => {
+      this.metrics.upstreamUp.set(
+        { upstream, instance: key.split(":")[0]! },
+        state.status === "ready" ? 1 : 0,
+      );
+      this.upstreamChanged(upstream, state, key);
+    });
+  }
+
+  get logger(): LoggerT {
+    return this.options.logger;
   }
 
   /** The catalog new sessions get; a reload swaps it in one step. */
@@ -175,11 +189,13 @@ export class Gateway {
     for (const [name, instance] of instances) this.pool.acquire(name, instance);
     const session = new Session(this, selection, resolution, instances);
     this.sessions.add(session);
+    this.metrics.sessions.inc({ selection: selection.key });
     return session;
   }
 
   async closeSession(session: Session): Promise<void> {
     if (!this.sessions.delete(session)) return;
+    this.metrics.sessions.dec({ selection: session.selection.key });
     for (const [id, uri] of this.traffic.forget(session)) {
       const upstream = id.slice(0, id.lastIndexOf("#"));
       void session
@@ -228,6 +244,7 @@ export class Gateway {
       this.pool.refresh(u, instances.get(u) ?? SHARED),
     );
     for (const u of resolution.unavailable) {
+      this.metrics.refusals.inc({ toolset: u.name, reason: u.reason });
       this.options.logger.warn("toolset not enabled", {
         toolset: u.name,
         reason: u.reason,

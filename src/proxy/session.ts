@@ -20,6 +20,7 @@ import type { Gateway } from "./gateway.js";
 import { type Lists, listsOf } from "./lists.js";
 import { TOOLSETS_TOOL, toolsetsToolResult } from "./toolsets-tool.js";
 import { checkArguments } from "./validate.js";
+import type { Outcome } from "../metrics.js";
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 type Params = Record<string, unknown>;
@@ -196,7 +197,30 @@ export class Session {
     if (this.gateway.catalog.upstreams.get(route.upstream)?.validateArguments !== false) {
       checkArguments(route, params.arguments);
     }
-    return this.forward(route, "tools/call", params, extra, true);
+    const started = performance.now();
+    let outcome: Outcome = "error";
+    try {
+      const result = await this.forward(route, "tools/call", params, extra, true);
+      outcome = result.isError === true ? "tool_error" : "ok";
+      return result;
+    } catch (err) {
+      const code = (err as { code?: number }).code;
+      outcome = extra.signal.aborted ? "cancelled" : code === ErrorCode.RequestTimeout ? "timeout" : "error";
+      throw err;
+    } finally {
+      const seconds = (performance.now() - started) / 1000;
+      const { metrics, logger } = this.gateway;
+      metrics.calls.inc({ toolset: route.toolsets[0] ?? "", tool: route.name, upstream: route.upstream, outcome });
+      metrics.latency.observe({ upstream: route.upstream, tool: route.name }, seconds);
+      logger.debug("call", {
+        request_id: requestIdOf(extra),
+        session: extra.sessionId,
+        tool: route.name,
+        upstream: route.upstream,
+        outcome,
+        ms: Math.round(seconds * 10_000) / 10,
+      });
+    }
   }
 
   private async subscription(method: string, params: Params, extra: Extra): Promise<Params> {
@@ -305,4 +329,10 @@ export class Session {
       calls.splice(calls.indexOf(extra), 1);
     }
   }
+}
+
+/** The id that ties a call's log lines together: the client's `x-request-id`, or the one the HTTP layer made. */
+function requestIdOf(extra: Extra): string | undefined {
+  const v = extra.requestInfo?.headers?.["x-request-id"];
+  return typeof v === "string" ? v : undefined;
 }

@@ -34,6 +34,9 @@ export interface ConnectionHooks {
   onInventory?(name: string, state: UpstreamState): void;
   /** Any notification the upstream sends (list changes, logging, progress, resource updates). */
   onNotification?(name: string, notification: Notification): void;
+  /** Observability: an upstream started again after a failure; its lists were read. */
+  onRestart?(name: string): void;
+  onListed?(name: string): void;
   /** Capabilities the shared upstream client declares (sampling, elicitation, roots), with their handler. */
   clientCapabilities?: ClientCapabilities;
   onServerRequest?(
@@ -281,6 +284,7 @@ export class UpstreamConnection {
       this.built = built;
       const offer = await withTimeout(this.listOffer(), timeout, "listing");
       this.upSince = this.now();
+      if (this.failures > 0) hooks.onRestart?.(this.spec.name);
       log.info("upstream ready", {
         tools: offer.tools.length,
         prompts: offer.prompts.length,
@@ -320,6 +324,7 @@ export class UpstreamConnection {
   private async listOffer(): Promise<Offer> {
     const client = this.client;
     if (!client) throw new Error("not connected");
+    this.options.hooks.onListed?.(this.spec.name);
     const caps = client.getServerCapabilities() ?? {};
     const [tools, prompts, resources, templates] = await Promise.all([
       caps.tools ? this.listAll<Offer["tools"][number]>("tools/list", "tools") : [],
