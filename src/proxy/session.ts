@@ -11,6 +11,7 @@ import {
   type ServerRequest,
 } from "@modelcontextprotocol/sdk/types.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv-provider.js";
+import type { Outcome } from "../metrics.js";
 import { type Resolution, type Route, routeUri } from "../resolve.js";
 import type { Selection } from "../selection.js";
 import type { UpstreamConnection } from "../upstream/connection.js";
@@ -20,7 +21,6 @@ import type { Gateway } from "./gateway.js";
 import { type Lists, listsOf } from "./lists.js";
 import { TOOLSETS_TOOL, toolsetsToolResult } from "./toolsets-tool.js";
 import { checkArguments } from "./validate.js";
-import type { Outcome } from "../metrics.js";
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 type Params = Record<string, unknown>;
@@ -210,7 +210,12 @@ export class Session {
     } finally {
       const seconds = (performance.now() - started) / 1000;
       const { metrics, logger } = this.gateway;
-      metrics.calls.inc({ toolset: route.toolsets[0] ?? "", tool: route.name, upstream: route.upstream, outcome });
+      metrics.calls.inc({
+        toolset: route.toolsets[0] ?? "",
+        tool: route.name,
+        upstream: route.upstream,
+        outcome,
+      });
       metrics.latency.observe({ upstream: route.upstream, tool: route.name }, seconds);
       logger.debug("call", {
         request_id: requestIdOf(extra),
