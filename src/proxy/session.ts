@@ -2,6 +2,7 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import {
+  type ClientCapabilities,
   ErrorCode,
   type Notification,
   type Request,
@@ -28,11 +29,24 @@ type Params = Record<string, unknown>;
 /** One validator for every session: the SDK would build an Ajv instance per Server otherwise. */
 const sharedValidator = new AjvJsonSchemaValidator();
 
-const CLIENT_CAPABILITY: Record<string, "sampling" | "elicitation" | "roots"> = {
-  "sampling/createMessage": "sampling",
-  "elicitation/create": "elicitation",
-  "roots/list": "roots",
-};
+/**
+ * The client capability a server→client request needs, or undefined. Elicitation has modes: an empty
+ * `elicitation: {}` means form only (as before modes existed); URL mode needs `elicitation.url`.
+ */
+function missingCapability(
+  caps: ClientCapabilities | undefined,
+  method: string,
+  params: unknown,
+): string | undefined {
+  if (method === "sampling/createMessage") return caps?.sampling ? undefined : "sampling";
+  if (method === "roots/list") return caps?.roots ? undefined : "roots";
+  if (method !== "elicitation/create") return undefined;
+  const e = caps?.elicitation as { form?: object; url?: object } | undefined;
+  if (!e) return "elicitation";
+  const mode = (params as { mode?: string } | undefined)?.mode ?? "form";
+  if (mode === "url") return e.url ? undefined : "elicitation.url";
+  return e.form || !e.url ? undefined : "elicitation.form";
+}
 
 export class Session {
   readonly server: Server;
@@ -113,8 +127,8 @@ export class Session {
 
   /** A server→client request from an upstream: to this client, on the stream of the call that caused it. */
   async forwardServerRequest(id: string, request: { method: string; params?: unknown }, signal: AbortSignal) {
-    const needs = CLIENT_CAPABILITY[request.method];
-    if (needs && !this.server.getClientCapabilities()?.[needs]) {
+    const needs = missingCapability(this.server.getClientCapabilities(), request.method, request.params);
+    if (needs) {
       throw rpcError(
         ErrorCode.MethodNotFound,
         `the client of this session does not support ${request.method} (no ${needs} capability)`,
@@ -238,7 +252,13 @@ export class Session {
         ? traffic.subscribe(id, uri, this)
         : traffic.unsubscribe(id, uri, this);
     if (!ask) return {};
-    return this.forward(route, method, params, extra);
+    try {
+      return await this.forward(route, method, params, extra);
+    } catch (err) {
+      // Not subscribed upstream after all: forget it, or the next subscribe would not ask again.
+      if (method === "resources/subscribe") traffic.unsubscribe(id, uri, this);
+      throw err;
+    }
   }
 
   private async complete(params: Params, extra: Extra): Promise<Params> {
@@ -314,6 +334,8 @@ export class Session {
     const end = this.gateway.traffic.begin(id, this);
     try {
       await this.raiseLevel(id, route.upstream);
+      // Cancelled while the level was raised: the connection would not see an abort that already happened.
+      extra.signal.throwIfAborted();
       return await this.connection(route.upstream).request(method, body, {
         signal: extra.signal,
         ...(this.gateway.options.callTimeoutMs ? { timeoutMs: this.gateway.options.callTimeoutMs } : {}),
