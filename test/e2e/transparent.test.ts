@@ -297,6 +297,75 @@ describe("in front of server-everything", () => {
     expect(textOf(r)).toContain("- Name: Ada Lovelace");
   });
 
+  test("a URL-mode elicitation is sent to a client that declared form mode only", async () => {
+    const c = await connect("only=every", {
+      capabilities: { elicitation: { form: {} } },
+      setup: (client) =>
+        client.setRequestHandler(ElicitRequestSchema, async () => ({ action: "accept", content: {} })),
+    });
+    const r = await c.client.callTool({
+      name: "trigger-url-elicitation",
+      arguments: { url: "https://example.com/consent" },
+    });
+    expect(r.isError).toBe(true);
+    expect(textOf(r)).toContain("no elicitation.url capability");
+    expect(c.received.filter((m) => m.method === "elicitation/create")).toEqual([]);
+  });
+
+  test("a URL-mode elicitation does not reach a client that supports it", async () => {
+    const asked: unknown[] = [];
+    const c = await connect("only=every", {
+      capabilities: { elicitation: { url: {} } },
+      setup: (client) =>
+        client.setRequestHandler(ElicitRequestSchema, async (request) => {
+          asked.push(request.params);
+          return { action: "accept" };
+        }),
+    });
+    const r = await c.client.callTool({
+      name: "trigger-url-elicitation",
+      arguments: { url: "https://example.com/consent", elicitationId: "e2e-1" },
+    });
+    expect(textOf(r)).toContain("User completed the URL elicitation flow");
+    expect(asked).toEqual([expect.objectContaining({ mode: "url", url: "https://example.com/consent" })]);
+  });
+
+  test("a URL-elicitation-required error (-32042) loses its code or its elicitations on the way", async () => {
+    const { client } = await connect("only=every", { capabilities: { elicitation: { url: {} } } });
+    const err = await client
+      .callTool({
+        name: "trigger-url-elicitation",
+        arguments: { url: "https://example.com/needs-auth", errorPath: true },
+      })
+      .catch((e: unknown) => e);
+    expect(err).toMatchObject({
+      code: -32042,
+      data: {
+        elicitations: [expect.objectContaining({ mode: "url", url: "https://modelcontextprotocol.io" })],
+      },
+    });
+  });
+
+  test("an upstream's new resource is not announced to the sessions that can see it, or is to others", async () => {
+    const a = await connect("only=every");
+    const b = await connect("only=picked");
+    await Promise.all([a.streamOpen, b.streamOpen]);
+    // gzip-file-as-resource registers a session resource; server-everything then sends resources/list_changed.
+    await a.client.callTool({
+      name: "gzip-file-as-resource",
+      arguments: { name: "e2e.txt.gz", data: "data:text/plain;base64,aGVsbG8=" },
+    });
+    await a.waitFor(
+      (m) => m.method === "notifications/resources/list_changed",
+      "resources/list_changed on a",
+    );
+    const uris = (await a.client.listResources()).resources.map((r) => r.uri);
+    expect(uris).toContain("demo://resource/session/e2e.txt.gz");
+    expect((await b.client.listResources()).resources.map((r) => r.uri)).toEqual(["test://static-text"]);
+    await b.client.ping();
+    expect(b.notifications("notifications/resources/list_changed")).toEqual([]);
+  });
+
   test("roots/list from the upstream is not answered by the client, nor asked again after roots/list_changed", async () => {
     let roots = [{ uri: "file:///first", name: "first" }];
     const c = await connect("only=roots", {
@@ -560,6 +629,15 @@ describe("through the probe", () => {
     expect(tagged(b, "while-a-waits")).toEqual([]);
     expect(tagged(a, "b-alone")).toEqual([]);
     expect(served.stderr()).toMatch(/upstream log messages not delivered.*upstream=probe#shared/);
+  });
+
+  test("a failed subscription is remembered, so the next one succeeds without asking the upstream", async () => {
+    // The probe offers resources but no subscriptions: every subscribe must reach it and fail.
+    const { client } = await connect("only=probe");
+    const first = await client.subscribeResource({ uri: "probe://meta" }).catch((e: unknown) => e);
+    expect(first).toMatchObject({ code: -32601 });
+    const second = await client.subscribeResource({ uri: "probe://meta" }).catch((e: unknown) => e);
+    expect(second).toMatchObject({ code: -32601 });
   });
 
   test("a session opened after another set a quiet level upstream loses its logs", async () => {
