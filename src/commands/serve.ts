@@ -25,6 +25,8 @@ interface ServeOptions {
   logLevel: Level;
   allowedHost: string[];
   watch?: boolean;
+  sessionSecret?: string;
+  stateless?: boolean;
   allowedOrigin: string[];
   logFormat?: "json" | "text";
 }
@@ -70,6 +72,15 @@ export function registerServe(program: Command): void {
       "a browser Origin allowed besides the allowed hosts (repeatable)",
       (v: string, all: string[]) => [...all, v],
       [],
+    )
+    .addOption(
+      new Option(
+        "--session-secret <secret>",
+        "shared by replicas: signed session ids any replica can serve",
+      ).env("TOOLPACKS_SESSION_SECRET"),
+    )
+    .addOption(
+      new Option("--stateless", "no sessions: each request is served on its own").env("TOOLPACKS_STATELESS"),
     )
     .option("--watch", "reload when a config file changes (SIGHUP always reloads)")
     .option(
@@ -153,6 +164,8 @@ export function registerServe(program: Command): void {
         path: opts.path,
         sessionIdleMs: Number(opts.sessionIdleTimeout) * 1000,
         maxBodyBytes: Number(opts.maxBodyBytes),
+        stateless: opts.stateless === true,
+        ...(opts.sessionSecret ? { sessionSecret: opts.sessionSecret } : {}),
         allowedOrigins: opts.allowedOrigin,
         ...(opts.allowedHost.length
           ? { allowedHosts: [...opts.allowedHost, ...(defaultAllowedHosts(opts.host) ?? [])] }

@@ -1,16 +1,13 @@
-/** @module The HTTP routes: the MCP path (Streamable HTTP with sessions), /toolsets and /healthz. */
+/** @module The HTTP routes: the MCP path (Streamable HTTP), /toolsets, /healthz and /metrics. */
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { type JSONRPCMessage, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
+import { type JSONRPCMessage, LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js";
 import type { Gateway } from "../proxy/gateway.js";
-import type { Session } from "../proxy/session.js";
-import type { Resolution } from "../resolve.js";
-import { TooManyInstances } from "../upstream/pool.js";
 import { authorized } from "./auth.js";
 import { readBody } from "./body.js";
 import { rebindingProblem } from "./guard.js";
 import { sendJson, sendRpcError } from "./replies.js";
-import { HttpSessionTransport } from "./session-transport.js";
+import { type Entry, isRefusal, type Refusal, SessionTable } from "./sessions.js";
 
 export interface HandlerOptions {
   /** Where MCP is served (default /mcp). */
@@ -19,15 +16,18 @@ export interface HandlerOptions {
   readonly sessionIdleMs: number;
   /** Larger request bodies get 413 (default 4 MiB). */
   readonly maxBodyBytes: number;
-  /** Serve GET /healthz and GET /toolsets (default true). */
+  /** Serve GET /healthz, GET /toolsets and GET /metrics (default true each). */
   readonly healthz: boolean;
   readonly toolsetsRoute: boolean;
-  /** Serve GET /metrics in Prometheus format (default true; behind auth when auth is on). */
   readonly metrics: boolean;
   /** Host names (no port) a request's Host may carry; undefined accepts any. See guard.ts. */
   readonly allowedHosts?: readonly string[];
   /** Origins a browser request may come from, besides those naming an allowed host. */
   readonly allowedOrigins?: readonly string[];
+  /** Shared by replicas: session ids are signed and any replica can rebuild a session from one. */
+  readonly sessionSecret?: string;
+  /** No sessions: every request is served by a session made for it and closed after it. */
+  readonly stateless: boolean;
 }
 
 export const defaultHandlerOptions: HandlerOptions = Object.freeze({
@@ -37,176 +37,131 @@ export const defaultHandlerOptions: HandlerOptions = Object.freeze({
   healthz: true,
   toolsetsRoute: true,
   metrics: true,
+  stateless: false,
 });
 
-interface Entry {
-  readonly session: Session;
-  readonly transport: HttpSessionTransport;
-}
-
 export interface McpHttpHandler {
-  /** Handles a request; returns false when the path is not ours (so a host app can route it elsewhere). */
+  /** Handles a request; resolves false when the path is not ours (so a host app can route it elsewhere). */
   (req: IncomingMessage, res: ServerResponse): Promise<boolean>;
   readonly sessionCount: () => number;
   close(): Promise<void>;
 }
 
+function refuse(res: ServerResponse, r: Refusal): void {
+  sendRpcError(res, r.status, r.code, r.message, r.headers);
+}
+
 export function createHttpHandler(gateway: Gateway, partial: Partial<HandlerOptions> = {}): McpHttpHandler {
   const options = { ...defaultHandlerOptions, ...partial };
-  const table = new Map<string, Entry>();
-  const log = gateway.options.logger;
+  const table = new SessionTable(gateway, {
+    sessionIdleMs: options.sessionIdleMs,
+    ...(options.sessionSecret ? { sessionSecret: options.sessionSecret } : {}),
+  });
+  const log = gateway.logger;
 
-  const sweep = setInterval(
-    () => {
-      const cutoff = Date.now() - options.sessionIdleMs;
-      for (const [id, e] of table) {
-        if (e.session.lastSeen < cutoff && !e.transport.streaming) {
-          log.info("session expired", { session: id });
-          void drop(id);
-        }
-      }
-    },
-    Math.min(options.sessionIdleMs, 60_000),
-  );
-  sweep.unref();
-
-  async function drop(id: string): Promise<void> {
-    const e = table.get(id);
-    if (!e) return;
-    table.delete(id);
-    await gateway.closeSession(e.session);
-  }
-
-  function lookup(req: IncomingMessage, res: ServerResponse): Entry | undefined {
-    const id = req.headers["mcp-session-id"];
-    if (typeof id !== "string" || !id) {
-      sendRpcError(res, 400, -32000, "Bad Request: Mcp-Session-Id header is required");
-      return undefined;
-    }
-    const entry = table.get(id);
-    if (!entry) {
-      sendRpcError(res, 404, -32001, "Session not found");
-      return undefined;
-    }
-    const version = req.headers["mcp-protocol-version"];
-    if (typeof version === "string" && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
-      sendRpcError(res, 400, -32000, `Bad Request: unsupported protocol version ${version}`);
-      return undefined;
-    }
-    entry.session.lastSeen = Date.now();
-    return entry;
-  }
-
-  async function post(req: IncomingMessage, res: ServerResponse, query: string): Promise<void> {
+  async function readMessages(
+    req: IncomingMessage,
+    res: ServerResponse,
+  ): Promise<{ messages: JSONRPCMessage[]; batch: boolean } | undefined> {
     const type = req.headers["content-type"] ?? "";
     if (!type.includes("application/json")) {
       sendRpcError(res, 415, -32000, "Unsupported Media Type: Content-Type must be application/json");
       req.resume();
-      return;
+      return undefined;
     }
     const body = await readBody(req, options.maxBodyBytes);
     if (!body.ok) {
       sendRpcError(res, 413, -32000, `Payload Too Large: the limit is ${options.maxBodyBytes} bytes`, {
         connection: "close",
       });
-      return;
+      return undefined;
     }
     let parsed: unknown;
     try {
       parsed = JSON.parse(body.text);
     } catch (err) {
       sendRpcError(res, 400, -32700, `Parse error: ${(err as Error).message}`);
-      return;
+      return undefined;
     }
     const batch = Array.isArray(parsed);
     const messages = (batch ? parsed : [parsed]) as JSONRPCMessage[];
-    if (
-      messages.length === 0 ||
-      !messages.every((m) => m && typeof m === "object" && (m as { jsonrpc?: unknown }).jsonrpc === "2.0")
-    ) {
+    const valid = (m: unknown) =>
+      !!m && typeof m === "object" && (m as { jsonrpc?: unknown }).jsonrpc === "2.0";
+    if (messages.length === 0 || !messages.every(valid)) {
       sendRpcError(res, 400, -32600, "Invalid Request: expected JSON-RPC 2.0 message(s)");
-      return;
+      return undefined;
     }
-    const init = messages.find((m) => (m as { method?: string }).method === "initialize");
-    if (!init) {
-      const entry = lookup(req, res);
-      if (entry) entry.transport.handlePost(req, res, messages, batch);
-      return;
-    }
-    if (messages.length > 1) {
+    return { messages, batch };
+  }
+
+  async function post(req: IncomingMessage, res: ServerResponse, query: string): Promise<void> {
+    const read = await readMessages(req, res);
+    if (!read) return;
+    const { messages, batch } = read;
+    const init = messages.find((m) => (m as { method?: string }).method === "initialize") as
+      | { params?: Record<string, unknown> }
+      | undefined;
+    if (init && messages.length > 1) {
       sendRpcError(res, 400, -32600, "Invalid Request: initialize must be sent alone");
       return;
     }
-    await initialize(req, res, query, messages, batch);
+    if (options.stateless) return stateless(req, res, query, messages, batch, init !== undefined);
+    let entry: Entry | Refusal;
+    if (init) entry = await table.open(req, query, { seed: init.params ?? {} });
+    else entry = await table.find(req);
+    if (isRefusal(entry)) return refuse(res, entry);
+    entry.transport.handlePost(req, res, messages, batch);
   }
 
-  async function initialize(
+  /** Stateless: a session made for this one request (its initialize replayed unless it is one), closed after. */
+  async function stateless(
     req: IncomingMessage,
     res: ServerResponse,
     query: string,
     messages: JSONRPCMessage[],
     batch: boolean,
-  ) {
-    const selected = gateway.select(query);
-    if (!selected.ok) {
-      sendRpcError(res, 400, -32602, `Bad selection: ${selected.error}`);
+    isInit: boolean,
+  ): Promise<void> {
+    if (!messages.some((m) => "method" in m && "id" in m)) {
+      res.writeHead(202).end();
       return;
     }
-    const { selection } = selected;
-    const id = randomUUID();
-    let session: Session;
-    let resolution: Resolution;
-    try {
-      const instances = gateway.instancesFor(selection, req.headers, id);
-      resolution = await gateway.resolve(selection, instances);
-      session = gateway.openSession(selection, resolution, instances);
-    } catch (err) {
-      if (!(err instanceof TooManyInstances)) throw err;
-      sendRpcError(res, 503, -32000, `Service Unavailable: ${err.message}`, { "retry-after": "30" });
-      return;
-    }
-    const transport = new HttpSessionTransport(id);
-    transport.onclose = () => {
-      if (table.get(id)?.transport === transport) table.delete(id);
-    };
-    await session.server.connect(transport);
-    table.set(id, { session, transport });
-    log.info("session opened", {
-      session: id,
-      active: resolution.active,
-      tools: resolution.tools.length,
-      ...(selection.unknown.length ? { unknown: selection.unknown } : {}),
-      ...(resolution.unavailable.length
-        ? { not_enabled: resolution.unavailable.map((u) => `${u.name}: ${u.reason}`) }
-        : {}),
+    const version = req.headers["mcp-protocol-version"];
+    const params = isInit
+      ? undefined
+      : {
+          protocolVersion: typeof version === "string" ? version : LATEST_PROTOCOL_VERSION,
+          capabilities: {},
+          clientInfo: { name: "stateless-client", version: "0" },
+        };
+    const entry = await table.open(req, query, {
+      stateless: true,
+      id: randomUUID(),
+      ...(params ? { params } : {}),
     });
-    transport.handlePost(req, res, messages, batch);
+    if (isRefusal(entry)) return refuse(res, entry);
+    res.once("close", () => void gateway.closeSession(entry.session));
+    entry.transport.handlePost(req, res, messages, batch);
   }
 
   async function mcp(req: IncomingMessage, res: ServerResponse, query: string): Promise<void> {
-    switch (req.method) {
-      case "POST":
-        return post(req, res, query);
-      case "GET": {
-        const accept = req.headers.accept ?? "";
-        if (!accept.includes("text/event-stream")) {
-          sendRpcError(res, 406, -32000, "Not Acceptable: GET needs Accept: text/event-stream");
-          return;
-        }
-        lookup(req, res)?.transport.handleGet(res);
-        return;
-      }
-      case "DELETE": {
-        const entry = lookup(req, res);
-        if (!entry) return;
-        await drop(entry.transport.sessionId);
-        res.writeHead(200).end();
-        return;
-      }
-      default:
-        sendRpcError(res, 405, -32000, "Method Not Allowed", { allow: "GET, POST, DELETE" });
-        req.resume();
+    if (req.method === "POST") return post(req, res, query);
+    if (options.stateless || (req.method !== "GET" && req.method !== "DELETE")) {
+      sendRpcError(res, 405, -32000, "Method Not Allowed", {
+        allow: options.stateless ? "POST" : "GET, POST, DELETE",
+      });
+      req.resume();
+      return;
     }
+    if (req.method === "GET" && !(req.headers.accept ?? "").includes("text/event-stream")) {
+      sendRpcError(res, 406, -32000, "Not Acceptable: GET needs Accept: text/event-stream");
+      return;
+    }
+    const entry = await table.find(req);
+    if (isRefusal(entry)) return refuse(res, entry);
+    if (req.method === "GET") return entry.transport.handleGet(res);
+    await table.drop(entry.transport.sessionId);
+    res.writeHead(200).end();
   }
 
   async function toolsets(req: IncomingMessage, res: ServerResponse, query: string): Promise<void> {
@@ -218,45 +173,55 @@ export function createHttpHandler(gateway: Gateway, partial: Partial<HandlerOpti
     sendJson(res, 200, await gateway.reportFor(selected.selection, req.headers));
   }
 
+  /** Host/Origin and bearer checks for everything but /healthz; true when the request may go on. */
+  function admitted(req: IncomingMessage, res: ServerResponse): boolean {
+    const problem = rebindingProblem(req, options.allowedHosts, options.allowedOrigins);
+    if (problem) {
+      sendRpcError(res, 403, -32000, `Forbidden: ${problem}`);
+      req.resume();
+      return false;
+    }
+    if (!authorized(req, gateway.catalog.tokens)) {
+      sendRpcError(res, 401, -32000, "Unauthorized: send Authorization: Bearer <token>", {
+        "www-authenticate": 'Bearer realm="toolpacks"',
+      });
+      req.resume();
+      return false;
+    }
+    return true;
+  }
+
   const handler = async (req: IncomingMessage, res: ServerResponse): Promise<boolean> => {
     const url = req.url ?? "/";
     const q = url.indexOf("?");
     const path = q < 0 ? url : url.slice(0, q);
     const query = q < 0 ? "" : url.slice(q + 1);
+    const get = req.method === "GET";
+    const ours =
+      path === options.path ||
+      (get && path === "/healthz" && options.healthz) ||
+      (get && path === "/toolsets" && options.toolsetsRoute) ||
+      (get && path === "/metrics" && options.metrics);
+    if (!ours) return false;
+    const rid = req.headers["x-request-id"];
+    if (typeof rid !== "string" || !/^[\w.:-]{1,128}$/.test(rid)) req.headers["x-request-id"] = randomUUID();
     try {
-      if (
-        typeof req.headers["x-request-id"] !== "string" ||
-        !/^[\w.:-]{1,128}$/.test(req.headers["x-request-id"])
-      ) {
-        req.headers["x-request-id"] = randomUUID();
-      }
-      if (path === options.path || path === "/toolsets" || path === "/metrics") {
-        const problem = rebindingProblem(req, options.allowedHosts, options.allowedOrigins);
-        if (problem) {
-          sendRpcError(res, 403, -32000, `Forbidden: ${problem}`);
-          req.resume();
-          return true;
-        }
-        if (!authorized(req, gateway.catalog.tokens)) {
-          sendRpcError(res, 401, -32000, "Unauthorized: send Authorization: Bearer <token>", {
-            "www-authenticate": 'Bearer realm="toolpacks"',
-          });
-          req.resume();
-          return true;
-        }
-      }
-      if (path === options.path) await mcp(req, res, query);
-      else if (path === "/healthz" && options.healthz && req.method === "GET")
+      if (path === "/healthz")
         sendJson(res, 200, { ok: true, name: gateway.options.name, sessions: table.size });
-      else if (path === "/toolsets" && options.toolsetsRoute && req.method === "GET")
-        await toolsets(req, res, query);
-      else if (path === "/metrics" && options.metrics && req.method === "GET") {
+      else if (!admitted(req, res)) return true;
+      else if (path === options.path) await mcp(req, res, query);
+      else if (path === "/toolsets") await toolsets(req, res, query);
+      else {
         const text = await gateway.metrics.text();
         res.writeHead(200, { "content-type": gateway.metrics.registry.contentType });
         res.end(text);
-      } else return false;
+      }
     } catch (err) {
-      log.error("request failed", { error: (err as Error).message, path });
+      log.error("request failed", {
+        error: (err as Error).message,
+        path,
+        request_id: req.headers["x-request-id"],
+      });
       if (!res.headersSent) sendRpcError(res, 500, -32603, "Internal error");
       else res.end();
     }
@@ -265,9 +230,6 @@ export function createHttpHandler(gateway: Gateway, partial: Partial<HandlerOpti
 
   return Object.assign(handler, {
     sessionCount: () => table.size,
-    close: async () => {
-      clearInterval(sweep);
-      await Promise.all([...table.keys()].map((id) => drop(id)));
-    },
+    close: () => table.close(),
   });
 }

@@ -30,8 +30,18 @@ export class HttpSessionTransport implements Transport {
   private readonly pending = new Map<RequestId, PendingPost>();
   private stream: ServerResponse | undefined;
   private closed = false;
+  /** Answers to requests the proxy made up itself (a replayed initialize), kept off the wire. */
+  private readonly internal = new Map<RequestId, (message: JSONRPCMessage) => void>();
 
-  constructor(readonly sessionId: string) {}
+  /** `announce`: send the Mcp-Session-Id header (not in stateless mode, where there is no session to name). */
+  constructor(
+    readonly sessionId: string,
+    private readonly announce = true,
+  ) {}
+
+  private headers(extra: Record<string, string>): Record<string, string> {
+    return this.announce ? { ...extra, "mcp-session-id": this.sessionId } : extra;
+  }
 
   async start(): Promise<void> {}
 
@@ -44,7 +54,7 @@ export class HttpSessionTransport implements Transport {
     const requestInfo = { headers: req.headers };
     const ids = messages.filter((m) => "method" in m && "id" in m).map((m) => (m as { id: RequestId }).id);
     if (ids.length === 0) {
-      res.writeHead(202, { "mcp-session-id": this.sessionId }).end();
+      res.writeHead(202, this.headers({})).end();
       for (const m of messages) this.onmessage?.(m, { requestInfo });
       return;
     }
@@ -71,7 +81,7 @@ export class HttpSessionTransport implements Transport {
       );
       return;
     }
-    res.writeHead(200, { ...SSE_HEADERS, "mcp-session-id": this.sessionId });
+    res.writeHead(200, this.headers(SSE_HEADERS));
     res.flushHeaders();
     this.stream = res;
     res.on("close", () => {
@@ -84,6 +94,12 @@ export class HttpSessionTransport implements Transport {
     const isResponse = ("result" in message || "error" in message) && "id" in message;
     if (isResponse) {
       const id = (message as { id: RequestId }).id;
+      const sink = this.internal.get(id);
+      if (sink) {
+        this.internal.delete(id);
+        sink(message);
+        return;
+      }
       const post = this.pending.get(id);
       if (!post) return;
       this.pending.delete(id);
@@ -100,6 +116,19 @@ export class HttpSessionTransport implements Transport {
     }
     // Not tied to a live request: the standalone GET stream, or nowhere (as the SDK does).
     this.stream?.write(event(message));
+  }
+
+  /**
+   * Puts the session's Server in the state a real initialize would have left it, without a client:
+   * used to rebuild a session on another replica, and for each request in stateless mode.
+   */
+  async replayInitialize(params: Record<string, unknown>): Promise<void> {
+    const id = `toolpacks-replay-${this.sessionId}`;
+    const answered = new Promise<JSONRPCMessage>((resolve) => this.internal.set(id, resolve));
+    this.onmessage?.({ jsonrpc: "2.0", id, method: "initialize", params } as JSONRPCMessage);
+    const answer = (await answered) as { error?: { message: string } };
+    if (answer.error) throw new Error(`replayed initialize failed: ${answer.error.message}`);
+    this.onmessage?.({ jsonrpc: "2.0", method: "notifications/initialized" } as JSONRPCMessage);
   }
 
   async close(): Promise<void> {
@@ -119,7 +148,7 @@ export class HttpSessionTransport implements Transport {
   private upgrade(post: PendingPost): void {
     if (post.sse) return;
     post.sse = true;
-    post.res.writeHead(200, { ...SSE_HEADERS, "mcp-session-id": this.sessionId });
+    post.res.writeHead(200, this.headers(SSE_HEADERS));
   }
 
   private answer(post: PendingPost, message: JSONRPCMessage): void {
@@ -136,7 +165,7 @@ export class HttpSessionTransport implements Transport {
     if (post.waiting.size > 0) return;
     post.done = true;
     const body = JSON.stringify(post.batch ? post.responses : post.responses[0]);
-    post.res.writeHead(200, { "content-type": "application/json", "mcp-session-id": this.sessionId });
+    post.res.writeHead(200, this.headers({ "content-type": "application/json" }));
     post.res.end(body);
   }
 }

@@ -1,0 +1,176 @@
+/** @module The session table: open, find (or rebuild from a signed id), expire and close HTTP sessions. */
+import { randomUUID } from "node:crypto";
+import type { IncomingMessage } from "node:http";
+import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
+import type { Gateway } from "../proxy/gateway.js";
+import type { Session } from "../proxy/session.js";
+import { TooManyInstances } from "../upstream/pool.js";
+import { type SessionSeed, signSessionId, verifySessionId } from "./session-id.js";
+import { HttpSessionTransport } from "./session-transport.js";
+
+export interface Entry {
+  readonly session: Session;
+  readonly transport: HttpSessionTransport;
+}
+
+/** Why a session could not be opened or found: an HTTP status and a JSON-RPC error. */
+export interface Refusal {
+  readonly status: number;
+  readonly code: number;
+  readonly message: string;
+  readonly headers?: Record<string, string>;
+}
+
+export interface TableOptions {
+  readonly sessionIdleMs: number;
+  /** With a secret shared by replicas, ids are signed seeds any replica can rebuild a session from. */
+  readonly sessionSecret?: string;
+}
+
+export function isRefusal(x: Entry | Refusal): x is Refusal {
+  return "status" in x;
+}
+
+export class SessionTable {
+  private readonly entries = new Map<string, Entry>();
+  private readonly rebuilding = new Map<string, Promise<Entry | Refusal>>();
+  private readonly sweep: NodeJS.Timeout;
+
+  constructor(
+    private readonly gateway: Gateway,
+    private readonly options: TableOptions,
+  ) {
+    this.sweep = setInterval(() => this.expire(), Math.min(options.sessionIdleMs, 60_000));
+    this.sweep.unref();
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /**
+   * Opens a session for an initialize request at this URL. With `params`, the initialize is replayed
+   * (rebuild, stateless); without, the caller hands the real initialize to the transport.
+   */
+  async open(
+    req: IncomingMessage,
+    query: string,
+    init: {
+      /** Replay this initialize (rebuild, stateless) instead of waiting for the client's. */
+      params?: Record<string, unknown>;
+      /** The client's own initialize params, sealed into a signed id. */
+      seed?: Record<string, unknown>;
+      id?: string;
+      stateless?: boolean;
+    } = {},
+  ): Promise<Entry | Refusal> {
+    const selected = this.gateway.select(query);
+    if (!selected.ok) return { status: 400, code: -32602, message: `Bad selection: ${selected.error}` };
+    const { selection } = selected;
+    const id = init.id ?? this.newId(query, init.seed ?? {});
+    let session: Session;
+    try {
+      const instances = this.gateway.instancesFor(selection, req.headers, id);
+      const resolution = await this.gateway.resolve(selection, instances);
+      session = this.gateway.openSession(selection, resolution, instances);
+    } catch (err) {
+      if (!(err instanceof TooManyInstances)) throw err;
+      return {
+        status: 503,
+        code: -32000,
+        message: `Service Unavailable: ${err.message}`,
+        headers: { "retry-after": "30" },
+      };
+    }
+    const transport = new HttpSessionTransport(id, !init.stateless);
+    const entry = { session, transport };
+    transport.onclose = () => {
+      if (this.entries.get(id)?.transport === transport) this.entries.delete(id);
+    };
+    await session.server.connect(transport);
+    if (init.params) await transport.replayInitialize(init.params);
+    if (!init.stateless) this.entries.set(id, entry);
+    const r = session.resolution;
+    this.gateway.logger[init.stateless ? "debug" : "info"](init.id ? "session rebuilt" : "session opened", {
+      session: init.stateless ? undefined : short(id),
+      active: r.active,
+      tools: r.tools.length,
+      ...(selection.unknown.length ? { unknown: selection.unknown } : {}),
+      ...(r.unavailable.length ? { not_enabled: r.unavailable.map((u) => `${u.name}: ${u.reason}`) } : {}),
+    });
+    return entry;
+  }
+
+  /** The session a request names: known here, or rebuilt from a signed id; 400/404 otherwise. */
+  async find(req: IncomingMessage): Promise<Entry | Refusal> {
+    const id = req.headers["mcp-session-id"];
+    if (typeof id !== "string" || !id) {
+      return { status: 400, code: -32000, message: "Bad Request: Mcp-Session-Id header is required" };
+    }
+    const version = req.headers["mcp-protocol-version"];
+    if (typeof version === "string" && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
+      return { status: 400, code: -32000, message: `Bad Request: unsupported protocol version ${version}` };
+    }
+    let entry: Entry | Refusal | undefined = this.entries.get(id);
+    if (!entry && this.options.sessionSecret) {
+      const seed = verifySessionId(id, this.options.sessionSecret);
+      if (seed) {
+        let p = this.rebuilding.get(id);
+        if (!p) {
+          p = this.rebuild(req, id, seed).finally(() => this.rebuilding.delete(id));
+          this.rebuilding.set(id, p);
+        }
+        entry = await p;
+      }
+    }
+    if (!entry) return { status: 404, code: -32001, message: "Session not found" };
+    if (!isRefusal(entry)) entry.session.lastSeen = Date.now();
+    return entry;
+  }
+
+  async drop(id: string): Promise<void> {
+    const e = this.entries.get(id);
+    if (!e) return;
+    this.entries.delete(id);
+    await this.gateway.closeSession(e.session);
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.sweep);
+    await Promise.all([...this.entries.keys()].map((id) => this.drop(id)));
+  }
+
+  private newId(query: string, params: Record<string, unknown>): string {
+    if (!this.options.sessionSecret) return randomUUID();
+    const requested = String(params.protocolVersion ?? "");
+    const seed: SessionSeed = {
+      q: query,
+      v: SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_PROTOCOL_VERSION,
+      c: (params.capabilities as Record<string, unknown>) ?? {},
+      i: (params.clientInfo as SessionSeed["i"]) ?? { name: "unknown", version: "0" },
+    };
+    return signSessionId(seed, this.options.sessionSecret);
+  }
+
+  private rebuild(req: IncomingMessage, id: string, seed: SessionSeed): Promise<Entry | Refusal> {
+    return this.open(req, seed.q, {
+      id,
+      params: { protocolVersion: seed.v, capabilities: seed.c, clientInfo: seed.i },
+    });
+  }
+
+  private expire(): void {
+    const cutoff = Date.now() - this.options.sessionIdleMs;
+    for (const [id, e] of this.entries) {
+      if (e.session.lastSeen < cutoff && !e.transport.streaming) {
+        this.gateway.logger.info("session expired", { session: short(id) });
+        void this.drop(id);
+      }
+    }
+  }
+}
+
+/** Signed ids are long; logs show their end, which is unique and reveals nothing. */
+function short(id: string): string {
+  return id.length > 40 ? `…${id.slice(-16)}` : id;
+}
