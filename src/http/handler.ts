@@ -64,24 +64,27 @@ export function createHttpHandler(gateway: Gateway, partial: Partial<HandlerOpti
     res: ServerResponse,
   ): Promise<{ messages: JSONRPCMessage[]; batch: boolean } | undefined> {
     const type = req.headers["content-type"] ?? "";
-    if (!type.includes("application/json")) {
-      sendRpcError(res, 415, -32000, "Unsupported Media Type: Content-Type must be application/json");
-      req.resume();
-      return undefined;
-    }
-    const body = await readBody(req, options.maxBodyBytes);
-    if (!body.ok) {
-      sendRpcError(res, 413, -32000, `Payload Too Large: the limit is ${options.maxBodyBytes} bytes`, {
-        connection: "close",
-      });
-      return undefined;
-    }
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(body.text);
-    } catch (err) {
-      sendRpcError(res, 400, -32700, `Parse error: ${(err as Error).message}`);
-      return undefined;
+    let parsed: unknown = (req as { body?: unknown }).body;
+    // A host app (express.json()) may have read and parsed the body already.
+    if (parsed === undefined || typeof parsed !== "object" || !req.readableEnded) {
+      if (!type.includes("application/json")) {
+        sendRpcError(res, 415, -32000, "Unsupported Media Type: Content-Type must be application/json");
+        req.resume();
+        return undefined;
+      }
+      const body = await readBody(req, options.maxBodyBytes);
+      if (!body.ok) {
+        sendRpcError(res, 413, -32000, `Payload Too Large: the limit is ${options.maxBodyBytes} bytes`, {
+          connection: "close",
+        });
+        return undefined;
+      }
+      try {
+        parsed = JSON.parse(body.text);
+      } catch (err) {
+        sendRpcError(res, 400, -32700, `Parse error: ${(err as Error).message}`);
+        return undefined;
+      }
     }
     const batch = Array.isArray(parsed);
     const messages = (batch ? parsed : [parsed]) as JSONRPCMessage[];
@@ -192,7 +195,8 @@ export function createHttpHandler(gateway: Gateway, partial: Partial<HandlerOpti
   }
 
   const handler = async (req: IncomingMessage, res: ServerResponse): Promise<boolean> => {
-    const url = req.url ?? "/";
+    // Mounted under a prefix in Express, req.url loses it; the original URL keeps it.
+    const url = (req as { originalUrl?: string }).originalUrl ?? req.url ?? "/";
     const q = url.indexOf("?");
     const path = q < 0 ? url : url.slice(0, q);
     const query = q < 0 ? "" : url.slice(q + 1);
