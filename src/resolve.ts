@@ -21,6 +21,8 @@ export interface Route<D extends Def = Def> {
   readonly definition: D;
   /** A resource template (uriTemplate) rather than a resource. */
   readonly template?: boolean;
+  /** Tool results over this many bytes are kept in the session and passed by handle. */
+  readonly captureOverBytes?: number;
 }
 
 export type Reason = "missing" | "upstream-unavailable" | "conflict";
@@ -243,7 +245,7 @@ export function resolve(catalog: Catalog, selection: Selection, inventory: Inven
       if (e.template) uriRoutes.push({ upstream: e.upstream, regex: templateRegExp(e.name) });
     }
   }
-  const all = [...routes.values()].map((r) => r.route);
+  const all = [...routes.values()].map((r) => withCapture(catalog, r.route));
   const of = (kind: MemberKind) => all.filter((r) => r.kind === kind);
   const tools = of("tool");
   const prompts = of("prompt");
@@ -265,6 +267,25 @@ export function resolve(catalog: Catalog, selection: Selection, inventory: Inven
     ...(instructions ? { instructions } : {}),
     unknown: selection.unknown,
   });
+}
+
+/** The capture limit of a tool (its upstream's or any of its toolsets', the smallest), told in its description. */
+function withCapture(catalog: Catalog, route: Route): Route {
+  if (route.kind !== "tool") return route;
+  const limits = [
+    catalog.upstreams.get(route.upstream)?.captureOverBytes,
+    ...route.toolsets.map((t) => catalog.toolset.get(t)?.captureOverBytes),
+  ].filter((n): n is number => n !== undefined);
+  if (!limits.length) return route;
+  const overBytes = Math.min(...limits);
+  // A captured result has no structuredContent for the model, so an outputSchema would make clients reject it.
+  const { outputSchema: _o, ...def } = route.definition as Def & { description?: string };
+  const note = `Results over ${overBytes} bytes come back as a handle like @state:${route.toolsets[0]}/${route.name}/1: pass the handle as an argument to any tool instead of the value, or read parts of it with inspect_state.`;
+  return {
+    ...route,
+    captureOverBytes: overBytes,
+    definition: { ...def, description: def.description ? `${def.description}\n\n${note}` : note },
+  };
 }
 
 /** `test://template/{id}/data` → a RegExp matching its instances (RFC 6570 level 1: `{x}` is one segment). */

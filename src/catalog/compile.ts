@@ -144,6 +144,9 @@ export function compile(files: readonly LoadedFile[]): CompileResult {
   const catalog: Catalog = {
     name: name ?? "toolpacks",
     tokens,
+    stateMaxBytes:
+      files.find((f) => f.config.state?.max_session_bytes)?.config.state?.max_session_bytes ??
+      8 * 1024 * 1024,
     ...(instructions.length ? { instructions: instructions.join("\n\n") } : {}),
     upstreams: finalUpstreams,
     toolsets,
@@ -167,6 +170,7 @@ function makeToolset(d: Draft, implicit: boolean): Toolset {
     members: d.members,
     upstreams,
     where: d.where,
+    ...(s.capture ? { captureOverBytes: s.capture.over_bytes } : {}),
   };
 }
 
@@ -270,6 +274,7 @@ function makeUpstream(
     ),
     isolation: spec.isolation ?? "shared",
     maxInstances: spec.max_instances ?? 16,
+    ...(spec.capture ? { captureOverBytes: spec.capture.over_bytes } : {}),
     covered: false,
     display,
     where: where(at, source.file),

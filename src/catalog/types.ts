@@ -36,6 +36,8 @@ export interface Toolset {
   /** The upstreams its members live on, in first-mention order. */
   readonly upstreams: readonly string[];
   readonly where: string;
+  /** Results over this many bytes are captured as handles (undefined: off). */
+  readonly captureOverBytes?: number;
 }
 
 export interface Upstream {
@@ -59,6 +61,8 @@ export interface Upstream {
   readonly headerEnv: Readonly<Record<string, string>>;
   readonly isolation: "shared" | "per-session";
   readonly maxInstances: number;
+  /** Results over this many bytes are captured as handles (undefined: off). */
+  readonly captureOverBytes?: number;
   /** Some declared toolset mentions it: then only named tools can be exposed. */
   readonly covered: boolean;
   /** As written, `${VAR}` unresolved: the only form any output may show. */
@@ -70,6 +74,8 @@ export interface Catalog {
   readonly name: string;
   /** Accepted bearer tokens (empty: no authentication). */
   readonly tokens: readonly string[];
+  /** Captured bytes one session may hold (oldest evicted first). */
+  readonly stateMaxBytes: number;
   readonly instructions?: string;
   readonly upstreams: ReadonlyMap<string, Upstream>;
   /** In declaration order (first file first); implicit toolsets after declared ones. */

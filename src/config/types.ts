@@ -31,6 +31,7 @@ export interface UpstreamSpec {
   header_env?: Record<string, string>;
   isolation?: "shared" | "per-session";
   max_instances?: number;
+  capture?: { over_bytes: number };
 }
 
 export interface ToolsetSpec {
@@ -42,11 +43,13 @@ export interface ToolsetSpec {
   tools?: MemberSpec[];
   prompts?: PromptSpec[];
   resources?: string[];
+  capture?: { over_bytes: number };
 }
 
 export interface PacksFile {
   name?: string;
   auth?: { tokens: string[] };
+  state?: { max_session_bytes?: number };
   instructions?: string;
   upstreams?: Record<string, UpstreamSpec>;
   toolsets?: Record<string, ToolsetSpec>;

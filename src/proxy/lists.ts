@@ -1,5 +1,6 @@
 /** @module The list results of a resolution, built once and shared by every session with that resolution. */
 import type { Resolution } from "../resolve.js";
+import { INSPECT_TOOL, inspectToolDef } from "./handles.js";
 import { toolsetsToolDef } from "./toolsets-tool.js";
 
 export interface Lists {
@@ -19,6 +20,7 @@ export function listsOf(resolution: Resolution, withToolsetsTool: boolean): List
   if (!lists) {
     const tools = resolution.tools.map((r) => r.definition);
     if (withToolsetsTool) tools.push(toolsetsToolDef);
+    if (offersInspect(resolution)) tools.push(inspectToolDef);
     lists = Object.freeze({
       tools: { tools },
       prompts: { prompts: resolution.prompts.map((r) => r.definition) },
@@ -30,4 +32,9 @@ export function listsOf(resolution: Resolution, withToolsetsTool: boolean): List
     store.set(resolution, lists);
   }
   return lists;
+}
+
+/** inspect_state is offered when capture is on for an active tool, unless an upstream tool has that name. */
+export function offersInspect(resolution: Resolution): boolean {
+  return !resolution.tool.has(INSPECT_TOOL) && resolution.tools.some((r) => r.captureOverBytes !== undefined);
 }

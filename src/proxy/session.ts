@@ -12,6 +12,7 @@ import {
   type ServerRequest,
 } from "@modelcontextprotocol/sdk/types.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv-provider.js";
+import type { ToolDef } from "../catalog/inventory.js";
 import type { Outcome } from "../metrics.js";
 import { type Resolution, type Route, routeUri } from "../resolve.js";
 import type { Selection } from "../selection.js";
@@ -19,7 +20,8 @@ import type { UpstreamConnection } from "../upstream/connection.js";
 import { type Instance, instanceId, SHARED } from "../upstream/pool.js";
 import { rpcError, upstreamError } from "./errors.js";
 import type { Gateway } from "./gateway.js";
-import { type Lists, listsOf } from "./lists.js";
+import { HandleStore, INSPECT_TOOL } from "./handles.js";
+import { type Lists, listsOf, offersInspect } from "./lists.js";
 import { TOOLSETS_TOOL, toolsetsToolResult } from "./toolsets-tool.js";
 import { checkArguments } from "./validate.js";
 
@@ -51,6 +53,8 @@ function missingCapability(
 export class Session {
   readonly server: Server;
   lastSeen = Date.now();
+  /** Large results this session captured (bounded; gone with the session). */
+  readonly handles: HandleStore;
   /** The level this client asked for with logging/setLevel (everything until it does). */
   logLevel = "debug";
   /** The request currently being forwarded per upstream, so server→client requests ride on its stream. */
@@ -65,6 +69,7 @@ export class Session {
     readonly instances: ReadonlyMap<string, Instance> = new Map(),
   ) {
     this.capabilities = gateway.capabilitiesOf(current, instances);
+    this.handles = new HandleStore(gateway.catalog.stateMaxBytes);
     this.server = new Server(
       { name: gateway.options.name, version: gateway.options.version },
       {
@@ -206,17 +211,23 @@ export class Session {
       if (name === TOOLSETS_TOOL && this.gateway.offersToolsetsTool(this.current)) {
         return toolsetsToolResult(this.gateway.report(this.selection, this.current));
       }
+      if (name === INSPECT_TOOL && offersInspect(this.current)) {
+        return this.handles.inspect((params.arguments ?? {}) as Params);
+      }
       throw rpcError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
     }
+    // A handle stands for the value it names, for any tool of any upstream in this session.
+    const args = this.handles.substitute(route.definition as ToolDef, params.arguments);
     if (this.gateway.catalog.upstreams.get(route.upstream)?.validateArguments !== false) {
-      checkArguments(route, params.arguments);
+      checkArguments(route, args);
     }
     const started = performance.now();
     let outcome: Outcome = "error";
     try {
-      const result = await this.forward(route, "tools/call", params, extra, true);
+      const body = args === params.arguments ? params : { ...params, arguments: args };
+      const result = await this.forward(route, "tools/call", body, extra, true);
       outcome = result.isError === true ? "tool_error" : "ok";
-      return result;
+      return this.handles.capture(route, result);
     } catch (err) {
       const code = (err as { code?: number }).code;
       outcome = extra.signal.aborted ? "cancelled" : code === ErrorCode.RequestTimeout ? "timeout" : "error";

@@ -1,0 +1,139 @@
+/** Large values out of context: a 100 KB file read and written back by handle through real server-filesystem. */
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { httpClient, type Served, serve, tempDir, toolNames } from "../helpers/proc.js";
+
+const tmp = tempDir();
+const work = join(tmp.dir, "work");
+const original = Array.from(
+  { length: 1600 },
+  (_, i) => `line ${i}: ${"ünïcødé ✓ ".repeat(4)}${i % 7 === 0 ? '{"k": [1,2,3]}' : ""}`,
+).join("\n");
+let served: Served;
+const clients: Client[] = [];
+const open = async (q = "") => {
+  const c = await httpClient(served.url(q));
+  clients.push(c);
+  return c;
+};
+const bytes = (x: unknown) => Buffer.byteLength(JSON.stringify(x));
+
+beforeAll(async () => {
+  (await import("node:fs")).mkdirSync(work);
+  writeFileSync(join(work, "big.txt"), original);
+  const config = tmp.file(
+    "packs.yaml",
+    `
+state: { max_session_bytes: 300000 }
+upstreams:
+  fs: { command: mcp-server-filesystem, args: ["${work}"] }
+toolsets:
+  files:
+    capture: { over_bytes: 16384 }
+    tools: [fs/read_text_file, fs/write_file]
+  plain:
+    default: false
+    tools: [fs/read_text_file, fs/write_file]
+`,
+  );
+  served = await serve([config]);
+});
+afterAll(async () => {
+  await Promise.all(clients.map((c) => c.close()));
+  await served?.stop();
+  tmp.cleanup();
+});
+
+describe("capture and handles", () => {
+  test("a large file costs the model its full size, and cannot be written back without copying it", async () => {
+    const c = await open();
+    const tools = (await c.listTools()).tools;
+    expect(tools.map((t) => t.name)).toEqual([
+      "read_text_file",
+      "write_file",
+      "list_server_toolsets",
+      "inspect_state",
+    ]);
+    expect(tools[0]!.description).toMatch(
+      /Results over 16384 bytes come back as a handle like @state:files\/read_text_file\/1/,
+    );
+    const read = await c.callTool({ name: "read_text_file", arguments: { path: join(work, "big.txt") } });
+    const seen = bytes(read);
+    expect(seen).toBeLessThan(1024);
+    const text = (read.content as { text: string }[])[0]!.text;
+    expect(text).toContain("@state:files/read_text_file/1");
+    const args = { path: join(work, "copy.txt"), content: "@state:files/read_text_file/1" };
+    await c.callTool({ name: "write_file", arguments: args });
+    expect(readFileSync(join(work, "copy.txt"))).toEqual(readFileSync(join(work, "big.txt")));
+
+    const off = await open("only=plain");
+    const plain = await off.callTool({ name: "read_text_file", arguments: { path: join(work, "big.txt") } });
+    const plainSeen = bytes(plain);
+    const onTotal = seen + bytes(args);
+    const offTotal =
+      plainSeen + bytes({ path: args.path, content: (plain.content as { text: string }[])[0]!.text });
+    console.log(
+      `handles: bytes the model saw for read + write of a ${Buffer.byteLength(original)}-byte file: capture on ${onTotal}, off ${offTotal} (${(offTotal / onTotal).toFixed(0)}x)`,
+    );
+    expect(offTotal).toBeGreaterThan(onTotal * 50);
+  });
+
+  test("a handle from one session is honoured in another", async () => {
+    const a = await open();
+    await a.callTool({ name: "read_text_file", arguments: { path: join(work, "big.txt") } });
+    const b = await open();
+    const err = (await b
+      .callTool({
+        name: "write_file",
+        arguments: { path: join(work, "stolen.txt"), content: "@state:files/read_text_file/1" },
+      })
+      .catch((e: unknown) => e)) as Error & { code: number };
+    expect(err.code).toBe(-32602);
+    expect(err.message).toMatch(/Unknown or expired handle @state:files\/read_text_file\/1/);
+  });
+
+  test("captured values grow without bound, or evict the newest first", async () => {
+    const c = await open();
+    for (let i = 0; i < 3; i++)
+      await c.callTool({ name: "read_text_file", arguments: { path: join(work, "big.txt") } });
+    const listed = (await c.callTool({ name: "inspect_state", arguments: {} })).structuredContent as {
+      handles: { handle: string; bytes: number }[];
+      total_bytes: number;
+    };
+    expect(listed.handles.map((h) => h.handle)).toEqual([
+      "@state:files/read_text_file/2",
+      "@state:files/read_text_file/3",
+    ]);
+    expect(listed.total_bytes).toBeLessThanOrEqual(300000);
+    const evicted = (await c
+      .callTool({
+        name: "write_file",
+        arguments: { path: join(work, "x.txt"), content: "@state:files/read_text_file/1" },
+      })
+      .catch((e: unknown) => e)) as Error;
+    expect(evicted.message).toMatch(/expired handle @state:files\/read_text_file\/1/);
+  });
+
+  test("inspect_state returns the whole value instead of the slice asked for", async () => {
+    const c = await open();
+    await c.callTool({ name: "read_text_file", arguments: { path: join(work, "big.txt") } });
+    const r = (
+      await c.callTool({
+        name: "inspect_state",
+        arguments: { handle: "@state:files/read_text_file/1", lines: "3-4" },
+      })
+    ).structuredContent as { value: string; truncated: boolean };
+    expect(r.value).toBe(original.split("\n").slice(2, 4).join("\n"));
+    const capped = (
+      await c.callTool({
+        name: "inspect_state",
+        arguments: { handle: "@state:files/read_text_file/1", max_bytes: 100 },
+      })
+    ).structuredContent as { value: string; truncated: boolean };
+    expect(Buffer.byteLength(capped.value)).toBeLessThanOrEqual(100);
+    expect(capped.truncated).toBe(true);
+    expect(await toolNames(c)).toContain("inspect_state");
+  });
+});
