@@ -1,7 +1,21 @@
 /** @module The one `/toolsets` payload: used by the HTTP route, the list_server_toolsets tool and `toolpacks toolsets --json`. */
+import type { ToolDef } from "./catalog/inventory.js";
 import type { Catalog } from "./catalog/types.js";
 import type { Reason, Resolution } from "./resolve.js";
 import type { Selection } from "./selection.js";
+
+/** What a list of tool definitions costs a client on every turn. */
+export interface Cost {
+  /** UTF-8 bytes of the JSON the client is sent. */
+  readonly schema_bytes: number;
+  /** `ceil(schema_bytes / 4)`: a rough token count. */
+  readonly approx_tokens: number;
+}
+
+/** A cost with the number of tools it covers. */
+export interface Figure extends Cost {
+  readonly tools: number;
+}
 
 export interface ToolsetEntry {
   readonly name: string;
@@ -12,6 +26,9 @@ export interface ToolsetEntry {
   readonly active: boolean;
   /** Request headers its upstreams take credentials from (`forward_headers`, `header_env`); only when any. */
   readonly headers?: readonly string[];
+  /** Bytes of the definitions of the tools it exposes; only with live data, and only when known. */
+  readonly schema_bytes?: number;
+  readonly approx_tokens?: number;
 }
 
 export interface ToolsetsReport {
@@ -27,23 +44,92 @@ export interface ToolsetsReport {
     missing: readonly string[];
     detail: string;
   }[];
+  /** Bytes of the whole `tools/list` result the selection gets; present once upstreams were asked. */
+  readonly schema_bytes?: number;
+  readonly approx_tokens?: number;
 }
+
+/** A tool the server lists besides the resolution's (list_server_toolsets): a name, or its definition (counted in the bytes). */
+export type ExtraTool = string | ToolDef;
 
 export const HOW_TO_SELECT =
   "Reconnect with the toolset in the URL: ?name adds it to the defaults, ?only=a,b asks for exactly those, ?without=name leaves one out.";
 
+/** What a JSON value costs a client: its UTF-8 bytes as sent, and ≈tokens (bytes / 4, rounded up). */
+export function costOf(value: unknown): Cost {
+  const schema_bytes = Buffer.byteLength(JSON.stringify(value));
+  return { schema_bytes, approx_tokens: Math.ceil(schema_bytes / 4) };
+}
+
+/** The whole `tools/list` result a resolution gives, with the extra tools the server appends. */
+export function listFigure(resolution: Resolution, extraTools: readonly ExtraTool[] = []): Figure {
+  const defs: unknown[] = resolution.tools.map((r) => r.definition);
+  for (const t of extraTools) if (typeof t !== "string") defs.push(t);
+  return { tools: resolution.tools.length + extraTools.length, ...costOf({ tools: defs }) };
+}
+
 /**
- * Without a resolution the report says what the selection requests (no upstream asked);
- * with one, `active` is what is really enabled and `tools`/`unavailable` say the rest.
+ * Each toolset's own figure: the tools it exposes in `resolution` (a tool two toolsets share counts in
+ * each), or, for a toolset not active there, in `everything` (every toolset requested). A toolset active in
+ * neither (its upstreams unknown or down, a member missing, a conflict) has no figure.
+ */
+export function toolsetFigures(
+  catalog: Catalog,
+  resolution: Resolution,
+  everything?: Resolution,
+): Map<string, Figure> {
+  const sums = new Map<string, { tools: number; bytes: number }>();
+  for (const r of everything ? [resolution, everything] : [resolution]) {
+    const mine = new Set(r.active.filter((n) => !sums.has(n)));
+    for (const n of mine) sums.set(n, { tools: 0, bytes: 0 });
+    for (const route of r.tools) {
+      let bytes: number | undefined;
+      for (const n of route.toolsets) {
+        if (!mine.has(n)) continue;
+        bytes ??= Buffer.byteLength(JSON.stringify(route.definition));
+        const sum = sums.get(n)!;
+        sum.tools++;
+        sum.bytes += bytes;
+      }
+    }
+  }
+  const out = new Map<string, Figure>();
+  for (const t of catalog.toolsets) {
+    const sum = sums.get(t.name);
+    if (sum)
+      out.set(t.name, { tools: sum.tools, schema_bytes: sum.bytes, approx_tokens: Math.ceil(sum.bytes / 4) });
+  }
+  return out;
+}
+
+/**
+ * Every toolset requested: resolved against the known inventory it gives each toolset's figure and the
+ * "everything on" total. Built directly (not from `only=<all names>`, which a large catalog would take
+ * over the query bounds).
+ */
+export function everythingSelection(catalog: Catalog): Selection {
+  const active = Object.freeze(catalog.toolsets.map((t) => t.name));
+  return Object.freeze({ active, unknown: Object.freeze([]), key: active.join(",") });
+}
+
+/**
+ * Without a resolution the report says what the selection requests (no upstream asked); with one, `active`
+ * is what is really enabled, `tools`/`unavailable` say the rest, and the byte figures are added: the whole
+ * `tools/list` at the top level, and each toolset's own (from `everything`, a resolution of every toolset,
+ * for toolsets not active in this one; omitted when unknown). `extraTools` are appended to `tools`; those
+ * given as definitions count in the top-level bytes.
  */
 export function toolsetsReport(
   catalog: Catalog,
   selection: Selection,
   resolution?: Resolution,
-  extraTools: readonly string[] = [],
+  extraTools: readonly ExtraTool[] = [],
+  everything?: Resolution,
 ): ToolsetsReport {
   const active = resolution ? resolution.active : selection.active;
   const on = new Set(active);
+  const figures = resolution ? toolsetFigures(catalog, resolution, everything) : new Map<string, Figure>();
+  const total = resolution ? listFigure(resolution, extraTools) : undefined;
   return {
     toolsets: catalog.toolsets.map((t) => {
       const headers = [
@@ -54,6 +140,7 @@ export function toolsetsReport(
           }),
         ),
       ];
+      const figure = figures.get(t.name);
       return {
         name: t.name,
         title: t.title,
@@ -62,10 +149,18 @@ export function toolsetsReport(
         always: t.always,
         active: on.has(t.name),
         ...(headers.length ? { headers } : {}),
+        ...(figure ? { schema_bytes: figure.schema_bytes, approx_tokens: figure.approx_tokens } : {}),
       };
     }),
     active,
-    ...(resolution ? { tools: [...resolution.tools.map((r) => r.name), ...extraTools] } : {}),
+    ...(resolution
+      ? {
+          tools: [
+            ...resolution.tools.map((r) => r.name),
+            ...extraTools.map((t) => (typeof t === "string" ? t : t.name)),
+          ],
+        }
+      : {}),
     unknown: selection.unknown,
     ...(resolution
       ? {
@@ -77,5 +172,6 @@ export function toolsetsReport(
           })),
         }
       : {}),
+    ...(total ? { schema_bytes: total.schema_bytes, approx_tokens: total.approx_tokens } : {}),
   };
 }

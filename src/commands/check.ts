@@ -1,7 +1,11 @@
-/** @module `toolpacks check`: a one-screen summary of a valid config. */
+/** @module `toolpacks check`: a one-screen summary of a valid config; with `--live`, drift against the real upstreams. */
 import type { Command } from "commander";
-import type { Catalog, Upstream } from "../catalog/types.js";
+import type { Inventory } from "../catalog/inventory.js";
+import type { Catalog, Member, Upstream } from "../catalog/types.js";
+import { everythingSelection } from "../report.js";
+import { resolve } from "../resolve.js";
 import { catalogOrExit } from "./common.js";
+import { finish, keysOf, memberMatches, withLive } from "./live.js";
 
 function describeUpstream(u: Upstream): string {
   const d = u.display;
@@ -31,13 +35,123 @@ export function checkSummary(catalog: Catalog, files: readonly string[]): string
   return lines.join("\n");
 }
 
+/** What the upstreams list now, against what the config names. */
+export interface Drift {
+  /** Members that match nothing on their (reachable) upstream: a renamed or removed upstream tool. */
+  readonly missing: readonly { toolset: string; toolsetWhere: string; member: Member }[];
+  /** Tools on covered upstreams that no member of any toolset names (they can never be exposed). */
+  readonly unclaimed: readonly { upstream: string; tools: readonly string[] }[];
+  /** Upstreams that could not be started, initialized or listed. */
+  readonly unreachable: readonly { upstream: string; where: string; reason: string }[];
+  /** Exposed names two toolsets' globs now give to different upstream tools (§4 conflict). */
+  readonly conflicts: readonly { toolset: string; detail: string }[];
+}
+
+/** Pure: compares the catalog with an inventory of every upstream. */
+export function driftOf(catalog: Catalog, inventory: Inventory): Drift {
+  const missing: Drift["missing"][number][] = [];
+  for (const t of catalog.toolsets) {
+    for (const m of t.members) {
+      const state = inventory.get(m.upstream);
+      if (!m.required || state?.status !== "ready") continue;
+      if (!keysOf(state, m.kind).some((k) => memberMatches(m, k)))
+        missing.push({ toolset: t.name, toolsetWhere: t.where, member: m });
+    }
+  }
+  const members = catalog.toolsets.flatMap((t) => t.members).filter((m) => m.kind === "tool");
+  const unclaimed: Drift["unclaimed"][number][] = [];
+  for (const u of catalog.upstreams.values()) {
+    const state = inventory.get(u.name);
+    if (!u.covered || state?.status !== "ready") continue;
+    const mine = members.filter((m) => m.upstream === u.name);
+    const tools = keysOf(state, "tool").filter((name) => !mine.some((m) => memberMatches(m, name)));
+    if (tools.length) unclaimed.push({ upstream: u.name, tools });
+  }
+  const unreachable: Drift["unreachable"][number][] = [];
+  for (const u of catalog.upstreams.values()) {
+    const state = inventory.get(u.name);
+    if (state?.status !== "ready")
+      unreachable.push({
+        upstream: u.name,
+        where: u.where,
+        reason: state?.status === "unavailable" ? state.reason : "not started",
+      });
+  }
+  const conflicts = resolve(catalog, everythingSelection(catalog), inventory)
+    .unavailable.filter((u) => u.reason === "conflict")
+    .map((u) => ({ toolset: u.name, detail: u.detail }));
+  return { missing, unclaimed, unreachable, conflicts };
+}
+
+/** The report `check --live` prints after the static summary, and whether it fails. */
+export function driftReport(
+  drift: Drift,
+  upstreams: number,
+  allowMissing: boolean,
+): { text: string; fail: boolean } {
+  const lines: string[] = [
+    "",
+    `live: ${upstreams - drift.unreachable.length} of ${upstreams} upstream(s) reached`,
+  ];
+  if (drift.unreachable.length) {
+    lines.push("", "unreachable upstreams:");
+    for (const u of drift.unreachable)
+      lines.push(`  ${u.where}: upstream ${u.upstream} cannot be reached: ${u.reason}`);
+  }
+  if (drift.missing.length) {
+    lines.push("", "members that match nothing now (renamed or removed upstream tools?):");
+    for (const m of drift.missing)
+      lines.push(
+        `  ${m.member.where}: ${m.member.ref} in toolset ${m.toolset} (at ${m.toolsetWhere}) matches nothing on ${m.member.upstream}`,
+      );
+  }
+  if (drift.unclaimed.length) {
+    lines.push("", "tools no toolset claims (on upstreams a toolset mentions, so never exposed):");
+    for (const u of drift.unclaimed) lines.push(`  ${u.upstream}: ${u.tools.join(", ")}`);
+  }
+  if (drift.conflicts.length) {
+    lines.push("", "conflicts (with every toolset on):");
+    for (const c of drift.conflicts) lines.push(`  ${c.toolset}: ${c.detail}`);
+  }
+  const problems = drift.missing.length + drift.unreachable.length;
+  const fail = problems > 0 && !allowMissing;
+  const counts = [
+    `${drift.missing.length} missing member(s)`,
+    `${drift.unreachable.length} unreachable upstream(s)`,
+    `${drift.unclaimed.reduce((n, u) => n + u.tools.length, 0)} unclaimed tool(s)`,
+    ...(drift.conflicts.length ? [`${drift.conflicts.length} conflict(s)`] : []),
+  ].join(", ");
+  lines.push("", `${fail ? "FAIL" : problems ? "ok (--allow-missing)" : "ok"}: ${counts}`);
+  return { text: lines.join("\n"), fail };
+}
+
 export function registerCheck(program: Command): void {
   program
     .command("check")
     .description("validate config files and print a summary (exit 1 with every error)")
     .argument("<config...>", "packs.yaml files; toolsets of the same name merge")
-    .action((files: string[]) => {
+    .option(
+      "--live",
+      "also connect to every upstream: members that match nothing now, tools no toolset claims, unreachable upstreams",
+    )
+    .option("--allow-missing", "with --live: report missing members and unreachable upstreams, but exit 0")
+    .action(async (files: string[], opts: { live?: boolean; allowMissing?: boolean }) => {
       const catalog = catalogOrExit(files);
-      process.stdout.write(`${checkSummary(catalog, files)}\n`);
+      const summary = checkSummary(catalog, files);
+      if (!opts.live) {
+        process.stdout.write(`${summary}\n`);
+        return;
+      }
+      const drift = await withLive(catalog, async ({ pool, inventory }) => {
+        const first = driftOf(catalog, inventory);
+        // Refresh, then recheck (as serving does): a stale list must not report a member missing.
+        const stale = [...new Set(first.missing.map((m) => m.member.upstream))];
+        if (!stale.length) return first;
+        const fresh = new Map(inventory);
+        for (const u of stale) fresh.set(u, await pool.refresh(u));
+        return driftOf(catalog, fresh);
+      });
+      const { text, fail } = driftReport(drift, catalog.upstreams.size, opts.allowMissing === true);
+      await finish(`${summary}\n${text}\n`, fail ? 1 : 0);
     });
 }

@@ -1,10 +1,13 @@
-/** @module `toolpacks toolsets`: what a URL with a query would activate, without connecting to anything. */
+/** @module `toolpacks toolsets`: what a URL with a query would activate; with `--live`, what it costs. */
 import type { Command } from "commander";
 import type { Catalog } from "../catalog/types.js";
-import type { ToolsetsReport } from "../report.js";
-import { toolsetsReport } from "../report.js";
+import { TOOLSETS_TOOL, toolsetsToolDef } from "../proxy/toolsets-tool.js";
+import type { Figure, ToolsetsReport } from "../report.js";
+import { everythingSelection, listFigure, toolsetFigures, toolsetsReport } from "../report.js";
+import { type Resolution, resolve, resolveWithRefresh } from "../resolve.js";
 import { select } from "../selection.js";
 import { catalogOrExit } from "./common.js";
+import { finish, withLive } from "./live.js";
 
 export function toolsetsTable(catalog: Catalog, report: ToolsetsReport): string {
   const w = Math.max(4, ...report.toolsets.map((t) => t.name.length));
@@ -24,23 +27,139 @@ export function toolsetsTable(catalog: Catalog, report: ToolsetsReport): string 
   return lines.join("\n");
 }
 
+/** The figures `toolsets --live` prints: the selection's and "everything on"'s resolutions with their totals. */
+export interface LiveCost {
+  readonly resolution: Resolution;
+  readonly everything: Resolution;
+  readonly selectionTotal: Figure;
+  readonly everythingTotal: Figure;
+}
+
+/** Why a toolset is not on, in a few words, and the detail (refs that match nothing, which upstream is down). */
+function statusOf(name: string, live: LiveCost): { status: string; detail: string } {
+  const requested = live.resolution.requested.includes(name);
+  if (requested && live.resolution.active.includes(name)) return { status: "active", detail: "" };
+  const from = requested ? live.resolution : live.everything;
+  const u = from.unavailable.find((x) => x.name === name);
+  const why = u ? (u.reason === "missing" ? u.missing.join(", ") : u.detail) : "";
+  if (requested) return { status: u?.reason ?? "active", detail: why };
+  return { status: "not selected", detail: u ? `${u.reason}: ${why}` : "" };
+}
+
+const line = (label: string, f: Figure) =>
+  `${label} ${f.tools} tools, ${f.schema_bytes} bytes, ≈${f.approx_tokens} tokens`;
+
+/** Per toolset: status, tools, bytes and ≈tokens; then the selection against everything on, and the saving. */
+export function liveTable(catalog: Catalog, report: ToolsetsReport, live: LiveCost): string {
+  const figures = toolsetFigures(catalog, live.resolution, live.everything);
+  const rows = catalog.toolsets.map((t) => {
+    const f = figures.get(t.name);
+    const { status, detail } = statusOf(t.name, live);
+    return [
+      t.name,
+      status,
+      f ? String(f.tools) : "-",
+      f ? String(f.schema_bytes) : "-",
+      f ? String(f.approx_tokens) : "-",
+      detail,
+    ];
+  });
+  const head = ["name", "status", "tools", "bytes", "≈tokens", ""];
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const fmt = (r: string[]) =>
+    r
+      .map((c, i) =>
+        i >= 2 && i <= 4 ? c.padStart(widths[i]!) : i === r.length - 1 ? c : c.padEnd(widths[i]!),
+      )
+      .join("  ")
+      .trimEnd();
+  const lines = [fmt(head), ...rows.map(fmt), ""];
+  if (report.unknown.length) lines.push(`unknown: ${report.unknown.join(", ")} (served anyway)`);
+  const s = live.selectionTotal;
+  const e = live.everythingTotal;
+  lines.push(line("selection:    ", s), line("everything on:", e));
+  if (e.schema_bytes > 0) {
+    const saved = e.schema_bytes - s.schema_bytes;
+    lines.push(
+      saved >= 0
+        ? `saving: ${((100 * saved) / e.schema_bytes).toFixed(1)}% (≈${e.approx_tokens - s.approx_tokens} tokens a turn)`
+        : "saving: none (the selection lists more than everything on: a toolset it enables conflicts with another)",
+    );
+  }
+  return lines.join("\n");
+}
+
 export function registerToolsets(program: Command): void {
   program
     .command("toolsets")
-    .description("show what a URL with a query would activate, without connecting to anything")
+    .description("show what a URL with a query would activate (with --live: connect and show what it costs)")
     .argument("<config...>", "packs.yaml files")
     .option("--select <query>", "the URL query, e.g. 'issues&without=docs' or 'only=docs'", "")
     .option("--json", "print the /toolsets payload as JSON")
-    .action((files: string[], opts: { select: string; json?: boolean }) => {
-      const catalog = catalogOrExit(files);
-      const selected = select(catalog, opts.select);
-      if (!selected.ok) {
-        process.stderr.write(`bad selection: ${selected.error}\n`);
-        process.exit(2);
-      }
-      const report = toolsetsReport(catalog, selected.selection);
-      process.stdout.write(
-        opts.json ? `${JSON.stringify(report, null, 2)}\n` : `${toolsetsTable(catalog, report)}\n`,
-      );
-    });
+    .option("--live", "connect to the upstreams: status, tools, bytes and ≈tokens per toolset and in total")
+    .option(
+      "--no-toolsets-tool",
+      "with --live: count tools/list without list_server_toolsets (as serve --no-toolsets-tool)",
+    )
+    .action(
+      async (
+        files: string[],
+        opts: { select: string; json?: boolean; live?: boolean; toolsetsTool: boolean },
+      ) => {
+        const catalog = catalogOrExit(files);
+        const selected = select(catalog, opts.select);
+        if (!selected.ok) {
+          process.stderr.write(`bad selection: ${selected.error}\n`);
+          process.exit(2);
+        }
+        const selection = selected.selection;
+        if (!opts.live) {
+          const report = toolsetsReport(catalog, selection);
+          process.stdout.write(
+            opts.json ? `${JSON.stringify(report, null, 2)}\n` : `${toolsetsTable(catalog, report)}\n`,
+          );
+          return;
+        }
+        const toolsetsTool = opts.toolsetsTool && process.env.TOOLPACKS_TOOLSETS_TOOL !== "0";
+        const extra = (r: Resolution) =>
+          toolsetsTool && !r.tool.has(TOOLSETS_TOOL) ? [toolsetsToolDef] : [];
+        const { report, live } = await withLive(catalog, async ({ pool, inventory }) => {
+          const { resolution, inventory: fresh } = await resolveWithRefresh(
+            catalog,
+            selection,
+            inventory,
+            (u) => pool.refresh(u),
+          );
+          const everything = resolve(catalog, everythingSelection(catalog), fresh);
+          const live: LiveCost = {
+            resolution,
+            everything,
+            selectionTotal: listFigure(resolution, extra(resolution)),
+            everythingTotal: listFigure(everything, extra(everything)),
+          };
+          return {
+            report: toolsetsReport(catalog, selection, resolution, extra(resolution), everything),
+            live,
+          };
+        });
+        const e = live.everythingTotal;
+        await finish(
+          opts.json
+            ? `${JSON.stringify(
+                {
+                  ...report,
+                  everything: {
+                    tools: e.tools,
+                    schema_bytes: e.schema_bytes,
+                    approx_tokens: e.approx_tokens,
+                  },
+                },
+                null,
+                2,
+              )}\n`
+            : `${liveTable(catalog, report, live)}\n`,
+          0,
+        );
+      },
+    );
 }

@@ -1,0 +1,288 @@
+/** `toolsets --live` and `check --live`: the real CLI against real fixture upstreams. */
+import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { afterAll, describe, expect, test } from "vitest";
+import { alive, CLI, FIXTURE, ROOT, serve, tempDir } from "../helpers/proc.js";
+
+const tmp = tempDir();
+afterAll(() => tmp.cleanup());
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the CLI to its end, stdout and stderr piped (not a terminal). */
+function cli(args: string[]): Promise<Run> {
+  return new Promise((ok, fail) => {
+    const proc = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    proc.stdout.on("data", (c: Buffer) => {
+      stdout += c.toString();
+    });
+    proc.stderr.on("data", (c: Buffer) => {
+      stderr += c.toString();
+    });
+    proc.once("error", fail);
+    proc.once("close", (code) => ok({ code, stdout, stderr }));
+  });
+}
+
+/** `file:line:col` of the first occurrence of `needle` in a config file (1-based, as the CLI reports it). */
+function position(file: string, needle: string): string {
+  const lines = readFileSync(file, "utf8").split("\n");
+  const line = lines.findIndex((l) => l.includes(needle));
+  if (line < 0) throw new Error(`${needle} not in ${file}`);
+  return `${file}:${line + 1}:${lines[line]!.indexOf(needle) + 1}`;
+}
+
+const pidFile = `${tmp.dir}/main.pid`;
+const config = tmp.file(
+  "packs.yaml",
+  `
+upstreams:
+  main:
+    command: node
+    args: ["${FIXTURE}", "--pid-file", "${pidFile}"]
+  calc:
+    command: node
+    args: ["${FIXTURE}", "--name", "calc", "--tools", "add"]
+toolsets:
+  core:
+    tools:
+      - main/echo
+      - main/fail
+  meta:
+    default: false
+    tools:
+      - tool: main/with_meta
+        description: Described here, so the figure is the overridden definition's.
+  math:
+    default: false
+    tools:
+      - calc/add
+`,
+);
+
+interface Entry {
+  name: string;
+  active: boolean;
+  schema_bytes?: number;
+  approx_tokens?: number;
+}
+interface LiveJson {
+  toolsets: Entry[];
+  active: string[];
+  tools: string[];
+  unknown: string[];
+  unavailable: unknown[];
+  schema_bytes: number;
+  approx_tokens: number;
+  everything: { tools: number; schema_bytes: number; approx_tokens: number };
+}
+
+describe("toolsets --live", () => {
+  test("a disabled pack shows no cost, and the selection is not compared with everything on", async () => {
+    const r = await cli(["toolsets", "--live", config]);
+    expect(r.code).toBe(0);
+    const rows: Record<string, string[]> = Object.fromEntries(
+      r.stdout
+        .split("\n")
+        .filter((l) => /^(core|meta|math) /.test(l))
+        .map((l) => [l.split(/\s+/)[0], l.split(/\s{2,}/)]),
+    );
+    expect(rows.core?.slice(1, 3)).toEqual(["active", "2"]);
+    expect(rows.meta?.slice(1, 3)).toEqual(["not selected", "1"]);
+    expect(rows.math?.slice(1, 3)).toEqual(["not selected", "1"]);
+    for (const row of Object.values(rows)) {
+      const [bytes, tokens] = [Number(row[3]), Number(row[4])];
+      expect(bytes).toBeGreaterThan(0);
+      expect(tokens).toBe(Math.ceil(bytes / 4));
+    }
+    const total = (label: string) => {
+      const m = new RegExp(`^${label}:\\s+(\\d+) tools, (\\d+) bytes, ≈(\\d+) tokens$`, "m").exec(r.stdout);
+      expect(m, `${label} line in:\n${r.stdout}`).not.toBeNull();
+      return { tools: Number(m![1]), bytes: Number(m![2]), tokens: Number(m![3]) };
+    };
+    const selection = total("selection");
+    const everything = total("everything on");
+    expect(selection.tools).toBe(3); // echo, fail, list_server_toolsets
+    expect(everything.tools).toBe(5); // + with_meta, add
+    expect(selection.bytes).toBeLessThan(everything.bytes);
+    expect(selection.tokens).toBe(Math.ceil(selection.bytes / 4));
+    const pct = ((100 * (everything.bytes - selection.bytes)) / everything.bytes).toFixed(1);
+    expect(r.stdout).toContain(`saving: ${pct}%`);
+    // Not a terminal: no progress lines, and every upstream is closed.
+    expect(r.stderr).toBe("");
+    expect(alive(Number(readFileSync(pidFile, "utf8")))).toBe(false);
+  });
+
+  test("--json drops the figures of /toolsets, or prints something besides the payload", async () => {
+    const r = await cli(["toolsets", "--live", config, "--select", "math&typo", "--json"]);
+    expect(r.code).toBe(0);
+    const body = JSON.parse(r.stdout) as LiveJson;
+    expect(body.active).toEqual(["core", "math"]);
+    expect(body.tools).toEqual(["echo", "fail", "add", "list_server_toolsets"]);
+    expect(body.unknown).toEqual(["typo"]);
+    expect(body.unavailable).toEqual([]);
+    for (const t of body.toolsets) {
+      expect(t.schema_bytes).toBeGreaterThan(0);
+      expect(t.approx_tokens).toBe(Math.ceil(t.schema_bytes! / 4));
+    }
+    expect(body.toolsets.find((t) => t.name === "meta")).toMatchObject({ active: false });
+    expect(body.approx_tokens).toBe(Math.ceil(body.schema_bytes / 4));
+    expect(body.everything.tools).toBe(5);
+    expect(body.everything.approx_tokens).toBe(Math.ceil(body.everything.schema_bytes / 4));
+    expect(body.schema_bytes).toBeLessThan(body.everything.schema_bytes);
+    // Everything on is the selection plus the one pack it leaves out.
+    const meta = body.toolsets.find((t) => t.name === "meta")!.schema_bytes!;
+    expect(body.everything.schema_bytes).toBe(body.schema_bytes + meta + 1); // + the comma between list items
+  });
+
+  test("the offline --json grows fields it cannot know without --live", async () => {
+    const r = await cli(["toolsets", config, "--json"]);
+    expect(r.code).toBe(0);
+    const body = JSON.parse(r.stdout) as Record<string, unknown>;
+    expect(Object.keys(body)).toEqual(["toolsets", "active", "unknown"]);
+    expect((body.toolsets as Entry[])[0]).not.toHaveProperty("schema_bytes");
+  });
+
+  test("the figure differs from what a session's tools/list really costs", async () => {
+    const live = JSON.parse(
+      (await cli(["toolsets", "--live", config, "--select", "meta", "--json"])).stdout,
+    ) as LiveJson;
+    const served = await serve([config]);
+    try {
+      const post = (body: unknown, session?: string) =>
+        fetch(served.url("meta"), {
+          method: "POST",
+          headers: {
+            "content-type": "application/json",
+            accept: "application/json, text/event-stream",
+            ...(session ? { "mcp-session-id": session } : {}),
+          },
+          body: JSON.stringify(body),
+        });
+      const init = await post({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: {
+          protocolVersion: "2025-06-18",
+          capabilities: {},
+          clientInfo: { name: "e2e", version: "1" },
+        },
+      });
+      const session = init.headers.get("mcp-session-id")!;
+      await init.text();
+      await (await post({ jsonrpc: "2.0", method: "notifications/initialized" }, session)).text();
+      const list = await post({ jsonrpc: "2.0", id: 2, method: "tools/list" }, session);
+      const text = await list.text();
+      const result = (
+        list.headers.get("content-type")?.includes("text/event-stream")
+          ? JSON.parse(/^data: (.*)$/m.exec(text)![1]!)
+          : JSON.parse(text)
+      ).result as { tools: { name: string }[] };
+      expect(result.tools.map((t) => t.name)).toEqual(live.tools);
+      expect(Buffer.byteLength(JSON.stringify(result))).toBe(live.schema_bytes);
+    } finally {
+      await served.stop();
+    }
+  });
+});
+
+describe("check --live", () => {
+  test("a member naming a tool the upstream no longer lists passes", async () => {
+    const file = tmp.file(
+      "drift.yaml",
+      `
+upstreams:
+  main:
+    command: node
+    args: ["${FIXTURE}", "--tools", "echo,fail,throw"]
+toolsets:
+  core:
+    tools:
+      - main/echo
+      - main/ech0
+  globs:
+    default: false
+    tools:
+      - main/zz_*
+`,
+    );
+    const r = await cli(["check", "--live", file]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain("live: 1 of 1 upstream(s) reached");
+    const core = position(file, "core:");
+    expect(r.stdout).toContain(`${position(file, "main/ech0")}: main/ech0 in toolset core (at ${core})`);
+    expect(r.stdout).toContain(`${position(file, "main/zz_*")}: main/zz_* in toolset globs`);
+    expect(r.stdout).not.toMatch(/main\/echo in toolset/);
+    // fail and throw are on a covered upstream and no member names them.
+    expect(r.stdout).toMatch(/^ {2}main: fail, throw$/m);
+    expect(r.stdout).toMatch(
+      /^FAIL: 2 missing member\(s\), 0 unreachable upstream\(s\), 2 unclaimed tool\(s\)$/m,
+    );
+
+    const allowed = await cli(["check", "--live", "--allow-missing", file]);
+    expect(allowed.code).toBe(0);
+    expect(allowed.stdout).toContain(`${position(file, "main/ech0")}: main/ech0 in toolset core`);
+    expect(allowed.stdout).toMatch(/^ok \(--allow-missing\): 2 missing member\(s\)/m);
+  });
+
+  test("an upstream that cannot be reached passes the check", async () => {
+    const file = tmp.file(
+      "down.yaml",
+      `
+upstreams:
+  main:
+    command: node
+    args: ["${FIXTURE}", "--tools", "echo"]
+  broken:
+    command: node
+    args: ["-e", "process.exit(3)"]
+toolsets:
+  core:
+    tools: [main/echo]
+  gone:
+    tools: [broken/anything]
+`,
+    );
+    const r = await cli(["check", "--live", file]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain("live: 1 of 2 upstream(s) reached");
+    expect(r.stdout).toContain(`${position(file, "broken:")}: upstream broken cannot be reached: `);
+    // Its members cannot be judged, so they are not reported missing.
+    expect(r.stdout).not.toContain("broken/anything in toolset");
+    expect(r.stdout).toMatch(/^FAIL: 0 missing member\(s\), 1 unreachable upstream\(s\)/m);
+  });
+
+  test("tools no toolset claims are not listed when nothing else is wrong", async () => {
+    const r = await cli(["check", "--live", config]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^ok: .*packs\.yaml: 2 upstream\(s\), 3 toolset\(s\)$/m);
+    expect(r.stdout).toMatch(/^ {2}main: throw, slow, add$/m);
+    expect(r.stdout).toMatch(
+      /^ok: 0 missing member\(s\), 0 unreachable upstream\(s\), 3 unclaimed tool\(s\)$/m,
+    );
+    expect(r.stderr).toBe("");
+  });
+
+  test("a config that does not compile is taken live anyway", async () => {
+    const file = tmp.file(
+      "bad.yaml",
+      `
+upstreams:
+  main: { command: node, args: ["${FIXTURE}"] }
+toolsets:
+  core: { tools: [nowhere/echo] }
+`,
+    );
+    const r = await cli(["check", "--live", file]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("nowhere");
+    expect(r.stdout).not.toContain("live:");
+  });
+});
