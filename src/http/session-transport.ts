@@ -114,8 +114,12 @@ export class HttpSessionTransport implements Transport {
       post.res.write(event(message));
       return;
     }
-    // Not tied to a live request: the standalone GET stream, or nowhere (as the SDK does).
-    this.stream?.write(event(message));
+    // Not tied to a live request: the standalone GET stream. A notification with nowhere to go is dropped (as the
+    // SDK does); a request fails at once rather than waiting for an answer that cannot come.
+    if (this.stream) this.stream.write(event(message));
+    else if ("id" in message && "method" in message) {
+      throw new Error(`the client has no open stream to receive ${(message as { method: string }).method}`);
+    }
   }
 
   /**

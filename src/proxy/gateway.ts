@@ -7,12 +7,12 @@ import type { UpstreamState } from "../catalog/inventory.js";
 import type { Catalog, Upstream } from "../catalog/types.js";
 import type { Logger, Logger as LoggerT } from "../log.js";
 import { Metrics } from "../metrics.js";
-import { type ToolsetsReport, toolsetsReport } from "../report.js";
-import { type Resolution, resolveWithRefresh } from "../resolve.js";
+import { everythingSelection, type ToolsetsReport, toolsetsReport } from "../report.js";
+import { type Resolution, resolve, resolveWithRefresh } from "../resolve.js";
 import { type Selection, type SelectResult, select } from "../selection.js";
 import { type Instance, instanceId, SHARED, UpstreamPool } from "../upstream/pool.js";
 import { Session } from "./session.js";
-import { TOOLSETS_TOOL } from "./toolsets-tool.js";
+import { TOOLSETS_TOOL, toolsetsToolDef } from "./toolsets-tool.js";
 import { Traffic } from "./traffic.js";
 
 export interface GatewayOptions {
@@ -177,8 +177,22 @@ export class Gateway {
       this.catalog,
       selection,
       resolution,
-      this.offersToolsetsTool(resolution) ? [TOOLSETS_TOOL] : [],
+      this.offersToolsetsTool(resolution) ? [toolsetsToolDef] : [],
+      this.everything(),
     );
+  }
+
+  /**
+   * Every toolset resolved against what the shared upstream instances have already listed: the figures of the
+   * toolsets a selection leaves out. Pure; starts nothing (an opt-in toolset's server stays unstarted, and its
+   * toolsets have no figure until something uses it).
+   */
+  private everything(): Resolution {
+    const known = new Map<string, UpstreamState>();
+    for (const i of this.pool.instances()) {
+      if (i.state && i.id === instanceId(i.name, SHARED.key)) known.set(i.name, i.state);
+    }
+    return resolve(this.catalog, everythingSelection(this.catalog), known);
   }
 
   openSession(

@@ -78,6 +78,9 @@ export class Session {
         jsonSchemaValidator: sharedValidator,
       },
     );
+    // SDK clients ignore a cancellation of request id 0 (typescript-sdk issue 2283): start this session's
+    // server→client request ids at 1 so that every one of them can be cancelled.
+    (this.server as unknown as { _requestMessageId: number })._requestMessageId = 1;
     // Declaring `logging` installs a local setLevel handler that would swallow the request: forward it instead.
     this.server.removeRequestHandler("logging/setLevel");
     this.server.fallbackRequestHandler = async (request, extra) => this.handle(request, extra as Extra);

@@ -183,6 +183,8 @@ export class UpstreamConnection {
     const controller = new AbortController();
     const abort = () => controller.abort(options.signal?.reason);
     options.signal?.addEventListener("abort", abort, { once: true });
+    // Cancelled while the upstream was (re)starting: the listener above came too late to hear it.
+    if (options.signal?.aborted) abort();
     const timeoutMs = options.timeoutMs ?? this.spec.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
     let timer: NodeJS.Timeout | undefined;
     const arm = () => {
@@ -279,7 +281,7 @@ export class UpstreamConnection {
       log.debug("starting upstream", { transport: this.spec.transport });
       const timeout = this.spec.connectTimeoutMs;
       await withTimeout(client.connect(built.transport, { timeout }), timeout, "initialize");
-      this.interceptProgress(built);
+      this.interceptProgress(built, client);
       this.client = client;
       this.built = built;
       const offer = await withTimeout(this.listOffer(), timeout, "listing");
@@ -304,11 +306,22 @@ export class UpstreamConnection {
   }
 
   /** Progress for our own tokens is handled as it arrives, before the SDK sees the result that may follow it. */
-  private interceptProgress(built: BuiltTransport): void {
+  private interceptProgress(built: BuiltTransport, client: Client): void {
     const transport = built.transport;
     const sdk = transport.onmessage;
     transport.onmessage = (message, extra) => {
       const m = message as { method?: string; params?: { progressToken?: unknown } };
+      if (
+        m.method === "notifications/cancelled" &&
+        (m.params as { requestId?: unknown } | undefined)?.requestId === 0
+      ) {
+        // SDK 1.32 ignores a cancellation of request id 0 (`if (!requestId) return`): the upstream's first
+        // server→client request. Abort its handler here (typescript-sdk issue 2283).
+        const handlers = (
+          client as unknown as { _requestHandlerAbortControllers?: Map<unknown, AbortController> }
+        )._requestHandlerAbortControllers;
+        handlers?.get(0)?.abort((m.params as { reason?: unknown }).reason);
+      }
       if (m.method === "notifications/progress") {
         const handler = this.progress.get(String(m.params?.progressToken));
         if (handler) {
