@@ -2,6 +2,7 @@
 /** @module The command line: the only place that wires the pieces together. */
 import { Command } from "commander";
 import { registerCheck } from "./commands/check.js";
+import { registerInit } from "./commands/init.js";
 import { registerServe } from "./commands/serve.js";
 import { registerToolsets } from "./commands/toolsets.js";
 import { VERSION } from "./version.js";
@@ -15,5 +16,6 @@ const program = new Command()
 registerCheck(program);
 registerToolsets(program);
 registerServe(program);
+registerInit(program);
 
 await program.parseAsync(process.argv);
