@@ -1,0 +1,338 @@
+/** A secret leaks into some output: every command and every route, with known secrets in the environment. */
+import { spawn, spawnSync } from "node:child_process";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { alive, CLI, FIXTURE, ROOT, type Served, serve, tempDir } from "../helpers/proc.js";
+import { closeSession, MCP_HEADERS, openSession, post, request } from "../helpers/wire.js";
+
+const SECRET_TOKEN = "tok_Zx81KqLw5Jm3Tb0N";
+const SECRET_KEY = "key_Vy62HsPd9Rf4Gc7E";
+const SECRETS = { SECRET_TOKEN, SECRET_KEY };
+const BEARER = { authorization: `Bearer ${SECRET_TOKEN}` };
+
+/** Every form a secret could take on its way out: as is, its distinctive core, URL- or base64-encoded. */
+const FORMS = [SECRET_TOKEN, SECRET_KEY].flatMap((s) => [
+  s,
+  s.slice(4),
+  encodeURIComponent(s),
+  Buffer.from(s).toString("base64"),
+  Buffer.from(`Bearer ${s}`).toString("base64"),
+]);
+
+function expectNoSecret(where: string, text: string): void {
+  for (const form of FORMS) {
+    if (text.includes(form)) {
+      const at = text.indexOf(form);
+      throw new Error(`${where} leaks a secret (${form}): …${text.slice(Math.max(0, at - 120), at + 60)}…`);
+    }
+  }
+}
+
+const headersText = (h: Headers) => [...h.entries()].map(([k, v]) => `${k}: ${v}`).join("\n");
+
+const tmp = tempDir();
+const config = tmp.file(
+  "packs.yaml",
+  `
+name: secrets-gateway
+auth:
+  tokens: ["\${SECRET_TOKEN}"]
+upstreams:
+  main:
+    command: node
+    args: ["${FIXTURE}", "--name", "main"]
+    env:
+      FIXTURE_API_KEY: "\${SECRET_KEY}"
+      FIXTURE_AUTH: "Bearer \${SECRET_TOKEN}"
+  crashy:
+    command: node
+    args: ["${FIXTURE}", "--name", "crashy", "--tools", "echo", "--crash-on", "echo"]
+    prefix: crashy_
+    env:
+      FIXTURE_API_KEY: "\${SECRET_KEY}"
+  remote:
+    url: "http://127.0.0.1:9/mcp?key=\${SECRET_KEY}"
+    headers:
+      Authorization: "Bearer \${SECRET_TOKEN}"
+      X-Api-Key: "\${SECRET_KEY}"
+    connect_timeout: 5
+toolsets:
+  core:
+    tools: [main/echo, main/fail, main/throw]
+  crash:
+    default: false
+    tools: [crashy/echo]
+  remote:
+    default: false
+    tools: [remote/search]
+`,
+);
+
+function cli(args: string[], env: Record<string, string> = SECRETS) {
+  const r = spawnSync(process.execPath, [CLI, ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    encoding: "utf8",
+    timeout: 30_000,
+  });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+afterAll(() => tmp.cleanup());
+
+describe("commands", () => {
+  test("check prints a secret", () => {
+    const r = cli(["check", config]);
+    expect(r.status, r.stderr).toBe(0);
+    // The url is shown as written.
+    expect(r.stdout).toContain("http://127.0.0.1:9/mcp?key=${SECRET_KEY}");
+    expectNoSecret("check stdout", r.stdout);
+    expectNoSecret("check stderr", r.stderr);
+  });
+
+  test.each([
+    [["--json"]],
+    [[]],
+    [["--select", "remote&crash", "--json"]],
+    [["--select", "only=remote"]],
+    [["--select", "nonsense&remote"]],
+  ])("toolsets %j prints a secret", (extra) => {
+    const r = cli(["toolsets", config, ...extra]);
+    expect(r.status, r.stderr).toBe(0);
+    if (extra.includes("--json")) expect(JSON.parse(r.stdout)).toHaveProperty("toolsets");
+    expectNoSecret("toolsets stdout", r.stdout);
+    expectNoSecret("toolsets stderr", r.stderr);
+  });
+
+  test("serve over stdio writes a secret to stdout or stderr", async () => {
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [CLI, "serve", "--transport", "stdio", "--toolsets", "remote&crash", config],
+      cwd: ROOT,
+      env: { ...(process.env as Record<string, string>), ...SECRETS, TOOLPACKS_LOG_LEVEL: "debug" },
+      stderr: "pipe",
+    });
+    let stderr = "";
+    transport.stderr?.on("data", (c: Buffer) => {
+      stderr += c.toString();
+    });
+    const client = new Client({ name: "e2e-secrets", version: "1.0.0" });
+    await client.connect(transport);
+    // Everything the server says, as it arrives (notifications included).
+    const wire: string[] = [];
+    const deliver = transport.onmessage;
+    transport.onmessage = (m: JSONRPCMessage) => {
+      wire.push(JSON.stringify(m));
+      deliver?.(m);
+    };
+    const pid = transport.pid!;
+    const seen: unknown[] = [client.getServerVersion(), client.getInstructions()];
+    seen.push(await client.listTools());
+    seen.push(await client.callTool({ name: "list_server_toolsets", arguments: {} }));
+    seen.push(await client.callTool({ name: "echo", arguments: { text: "hi" } }));
+    seen.push(await client.callTool({ name: "search", arguments: {} }).catch((e: Error) => e.message));
+    seen.push(
+      await client
+        .callTool({ name: "crashy_echo", arguments: { text: "boom" } })
+        .catch((e: Error) => e.message),
+    );
+    seen.push(await client.callTool({ name: "list_server_toolsets", arguments: {} }));
+    await client.close();
+    while (alive(pid)) await new Promise((r) => setTimeout(r, 50));
+    expect(JSON.stringify(seen)).toContain("remote");
+    expectNoSecret("stdio answers", JSON.stringify(seen));
+    expectNoSecret("stdio stdout", wire.join("\n"));
+    expect(stderr).toMatch(/debug/);
+    expectNoSecret("stdio stderr", stderr);
+  });
+});
+
+describe("serve over HTTP at --log-level debug", () => {
+  let served: Served;
+  beforeAll(async () => {
+    served = await serve([config, "--log-level", "debug"], SECRETS);
+  });
+  afterAll(async () => {
+    await served?.stop();
+  });
+
+  test("/healthz shows a secret", async () => {
+    const res = await fetch(`${served.base}/healthz`);
+    expect(res.status).toBe(200);
+    expectNoSecret("/healthz headers", headersText(res.headers));
+    expectNoSecret("/healthz body", await res.text());
+  });
+
+  test.each([
+    ["no token", {}],
+    ["a wrong token", { authorization: "Bearer tok_wrong_but_long_enough" }],
+    ["a token that is a prefix of the right one", { authorization: `Bearer ${SECRET_TOKEN.slice(0, 8)}` }],
+    ["a Basic scheme", { authorization: `Basic ${Buffer.from(`u:${SECRET_TOKEN}`).toString("base64")}` }],
+  ])(
+    "a request with %s is let in, or its 401 shows a secret",
+    async (_what, auth: Record<string, string>) => {
+      const answers = [
+        await fetch(served.url(), {
+          method: "POST",
+          headers: { ...MCP_HEADERS, ...auth },
+          body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }),
+        }),
+        await fetch(`${served.base}/toolsets?remote`, { headers: auth }),
+        await fetch(served.url(), { headers: { accept: "text/event-stream", ...auth } }),
+      ];
+      for (const res of answers) {
+        expect(res.status).toBe(401);
+        expect(res.headers.get("www-authenticate")).toMatch(/^Bearer/);
+        expectNoSecret("401 headers", headersText(res.headers));
+        const body = await res.text();
+        expect(JSON.parse(body)).toMatchObject({ error: { message: expect.stringMatching(/Unauthorized/) } });
+        // A Basic header carries the secret base64-encoded: the answer must not echo it back either.
+        expectNoSecret("401 body", body);
+      }
+    },
+  );
+
+  test.each(["", "?remote", "?remote&crash", "?only=remote", "?bogus"])(
+    "/toolsets%s shows a secret (an unreachable upstream's reason included)",
+    async (query) => {
+      const res = await fetch(`${served.base}/toolsets${query}`, { headers: BEARER });
+      expect(res.status).toBe(200);
+      const body = await res.text();
+      if (query.includes("remote")) expect(body).toMatch(/unavailable/);
+      expectNoSecret(`/toolsets${query} headers`, headersText(res.headers));
+      expectNoSecret(`/toolsets${query} body`, body);
+    },
+  );
+
+  test("a session's answers (tools/list, list_server_toolsets, failing calls) show a secret", async () => {
+    const url = served.url("remote&crash");
+    const { session, init } = await openSession(url, { headers: BEARER });
+    const replies = [init];
+    const ask = async (id: number, method: string, params: Record<string, unknown> = {}) => {
+      const { reply, answer } = await request(url, session, id, method, params, { headers: BEARER });
+      replies.push(reply);
+      return answer;
+    };
+    await ask(1, "tools/list");
+    const report = await ask(2, "tools/call", { name: "list_server_toolsets", arguments: {} });
+    expect(JSON.stringify(report)).toMatch(/remote/);
+    // The unreachable upstream's toolset: its tool is not offered, and calling it fails.
+    expect((await ask(3, "tools/call", { name: "search", arguments: {} })).error).toBeDefined();
+    // A stdio upstream with the secret in its env, dying mid-call.
+    const crashed = await ask(4, "tools/call", { name: "crashy_echo", arguments: { text: "boom" } });
+    expect(crashed.error ?? (crashed.result as { isError?: boolean }).isError).toBeTruthy();
+    await ask(5, "tools/call", { name: "throw", arguments: {} });
+    await ask(6, "tools/call", { name: "fail", arguments: {} });
+    await ask(7, "resources/read", { uri: `file:///${SECRET_KEY.slice(0, 3)}` });
+    await ask(8, "tools/call", { name: "list_server_toolsets", arguments: {} });
+    // A session id without the token is refused, and the refusal says nothing either.
+    replies.push(await post(url, { jsonrpc: "2.0", id: 9, method: "ping" }, { session }));
+    expect(replies.at(-1)!.status).toBe(401);
+    for (const r of replies) {
+      expectNoSecret("session headers", headersText(r.headers));
+      expectNoSecret("session body", r.text);
+    }
+    expect(await closeSession(url, session, { headers: BEARER })).toBe(200);
+  });
+
+  test("an SDK client's session shows a secret on the wire", async () => {
+    const wire: string[] = [];
+    const transport = new StreamableHTTPClientTransport(new URL(served.url("remote&crash")), {
+      requestInit: { headers: BEARER },
+      fetch: async (input, init) => {
+        const res = await fetch(input, init);
+        wire.push(headersText(res.headers));
+        if (!res.headers.get("content-type")?.includes("text/event-stream"))
+          wire.push(await res.clone().text());
+        return res;
+      },
+    });
+    const client = new Client({ name: "e2e-secrets", version: "1.0.0" });
+    await client.connect(transport);
+    const deliver = transport.onmessage;
+    transport.onmessage = (m: JSONRPCMessage) => {
+      wire.push(JSON.stringify(m));
+      deliver?.(m);
+    };
+    const seen: unknown[] = [client.getServerVersion(), client.getInstructions(), await client.listTools()];
+    seen.push(await client.callTool({ name: "list_server_toolsets", arguments: {} }));
+    seen.push(await client.callTool({ name: "search", arguments: {} }).catch((e: Error) => e.message));
+    seen.push(
+      await client
+        .callTool({ name: "crashy_echo", arguments: { text: "again" } })
+        .catch((e: Error) => e.message),
+    );
+    await client.close();
+    expectNoSecret("SDK client results", JSON.stringify(seen));
+    expectNoSecret("SDK client wire", wire.join("\n"));
+  });
+
+  test("the debug log, through shutdown, shows a secret", async () => {
+    await served.stop();
+    const log = served.stderr();
+    expect(log).toMatch(/debug/);
+    expect(log).toMatch(/session opened/);
+    expectNoSecret("serve stderr", log);
+  });
+});
+
+describe("config errors next to a secret", () => {
+  const run = async (args: string[], env: Record<string, string>) => {
+    const proc = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, env: { ...process.env, ...env } });
+    let out = "";
+    proc.stdout.on("data", (c: Buffer) => {
+      out += c.toString();
+    });
+    proc.stderr.on("data", (c: Buffer) => {
+      out += c.toString();
+    });
+    const code = await new Promise<number | null>((ok) => proc.once("exit", ok));
+    return { code, out };
+  };
+  const commands = (file: string) => [
+    ["check", file],
+    ["toolsets", file, "--json"],
+    ["serve", "--port", "0", "--log-level", "debug", file],
+    ["serve", "--transport", "stdio", file],
+  ];
+
+  test("an invalid url built from ${SECRET_KEY} is printed with the value", async () => {
+    const file = tmp.file(
+      "bad-url.yaml",
+      `auth: { tokens: ["\${SECRET_TOKEN}"] }\nupstreams:\n  remote:\n    url: "notaurl-\${SECRET_KEY}"\n    headers: { Authorization: "Bearer \${SECRET_TOKEN}" }\n`,
+    );
+    for (const args of commands(file)) {
+      const { code, out } = await run(args, SECRETS);
+      expect(code, out).toBe(1);
+      expect(out).toMatch(/bad-url\.yaml:4:\d+: url "notaurl-\$\{SECRET_KEY\}" is not an http\(s\) URL/);
+      expectNoSecret(args.join(" "), out);
+    }
+  });
+
+  test("a too-short token from the environment is printed", async () => {
+    const file = tmp.file(
+      "short.yaml",
+      `auth: { tokens: ["\${SECRET_TOKEN}"] }\nupstreams:\n  u: { command: node }\n`,
+    );
+    const short = { SECRET_TOKEN: "Zx81Kq7" };
+    for (const args of commands(file)) {
+      const { code, out } = await run(args, short);
+      expect(code, out).toBe(1);
+      expect(out).toMatch(/short\.yaml:1:\d+: an auth token must be at least 8 characters/);
+      expect(out).not.toContain("Zx81Kq7");
+    }
+  });
+
+  test.fails("known bug: a prefix built from ${SECRET_KEY} is printed resolved (remove .fails once fixed)", async () => {
+    const file = tmp.file(
+      "bad-prefix.yaml",
+      `upstreams:\n  u:\n    command: node\n    prefix: "\${SECRET_KEY}"\n`,
+    );
+    const { code, out } = await run(["check", file], { SECRET_KEY: `${SECRET_KEY} !` });
+    expect(code).toBe(1);
+    expectNoSecret("check of a bad prefix", out);
+  });
+});
