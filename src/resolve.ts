@@ -133,26 +133,29 @@ function evaluate(
     };
   }
   const missing: Member[] = [];
-  const exact = new Map<string, Exposure>();
-  const globbed: Exposure[] = [];
+  // An exact member overrides what a glob of the same toolset would expose for that item: know them first.
+  let exact: Set<string> | undefined;
+  for (const m of t.members) {
+    if (m.regex) continue;
+    exact ??= new Set();
+    exact.add(`${m.kind}\u0000${m.upstream}\u0000${m.pattern}`);
+  }
+  const out: Exposure[] = [];
   for (const m of t.members) {
     const state = inventory.get(m.upstream) as Ready;
     const prefix = m.kind === "resource" ? "" : (catalog.upstreams.get(m.upstream)?.prefix ?? "");
     if (!m.regex) {
       const hit = lookup(state, m.kind, m.pattern);
       if (!hit) missing.push(m);
-      else
-        exact.set(
-          `${m.kind}\u0000${m.upstream}\u0000${m.pattern}`,
-          expose(m, m.pattern, hit.def, hit.template, prefix),
-        );
+      else out.push(expose(m, m.pattern, hit.def, hit.template, prefix));
       continue;
     }
     let hits = 0;
     for (const item of itemsOf(state, m.kind)) {
       if (!m.regex.test(item.key)) continue;
       hits++;
-      globbed.push(expose(m, item.key, item.def, item.template, prefix));
+      if (exact?.has(`${m.kind}\u0000${m.upstream}\u0000${item.key}`)) continue;
+      out.push(expose(m, item.key, item.def, item.template, prefix));
     }
     if (hits === 0 && m.required) missing.push(m);
   }
@@ -164,10 +167,7 @@ function evaluate(
       upstreams: [...new Set(missing.map((m) => m.upstream))],
     };
   }
-  // An exact member overrides what a glob of the same toolset would expose for that item.
-  const fromGlobs = globbed.filter((e) => !exact.has(`${e.kind}\u0000${e.upstream}\u0000${e.original}`));
-  const order = (e: Exposure) => t.members.indexOf(e.member);
-  return [...fromGlobs, ...exact.values()].sort((a, b) => order(a) - order(b));
+  return out;
 }
 
 function expose(member: Member, original: string, def: Def, template: boolean, prefix: string): Exposure {
@@ -188,7 +188,12 @@ function definition(e: Exposure): Def {
 
 /** Pure and deterministic: the same inputs give an equal Resolution. */
 export function resolve(catalog: Catalog, selection: Selection, inventory: Inventory): Resolution {
-  const routes = new Map<string, { route: Route; toolsets: string[] }>();
+  // Tools, prompts and resources are separate namespaces.
+  const routes: Record<MemberKind, Map<string, { route: Route; toolsets: string[] }>> = {
+    tool: new Map(),
+    prompt: new Map(),
+    resource: new Map(),
+  };
   const active: string[] = [];
   const unavailable: Unavailable[] = [];
   const uriRoutes: UriRoute[] = [];
@@ -202,12 +207,20 @@ export function resolve(catalog: Catalog, selection: Selection, inventory: Inven
       continue;
     }
     const clashes = new Set<string>();
-    const mine = new Map<string, Exposure>();
+    const mine: Exposure[] = [];
+    const seen: Record<MemberKind, Map<string, Exposure>> = {
+      tool: new Map(),
+      prompt: new Map(),
+      resource: new Map(),
+    };
     for (const e of result) {
-      const key = `${e.kind}:${e.name}`;
-      const other = routes.get(key)?.route ?? mine.get(key);
+      const own = seen[e.kind].get(e.name);
+      const other = routes[e.kind].get(e.name)?.route ?? own;
       if (other && (other.upstream !== e.upstream || other.original !== e.original)) clashes.add(e.name);
-      if (!mine.has(key)) mine.set(key, e);
+      if (!own) {
+        seen[e.kind].set(e.name, e);
+        mine.push(e);
+      }
     }
     if (clashes.size) {
       const names = [...clashes];
@@ -225,8 +238,8 @@ export function resolve(catalog: Catalog, selection: Selection, inventory: Inven
     for (const m of t.members) {
       if (m.kind === "resource" && m.regex) uriRoutes.push({ upstream: m.upstream, regex: m.regex });
     }
-    for (const [key, e] of mine) {
-      const existing = routes.get(key);
+    for (const e of mine) {
+      const existing = routes[e.kind].get(e.name);
       if (existing) {
         existing.toolsets.push(name);
         continue;
@@ -241,16 +254,23 @@ export function resolve(catalog: Catalog, selection: Selection, inventory: Inven
         definition: definition(e),
         ...(e.template ? { template: true } : {}),
       };
-      routes.set(key, { toolsets, route });
+      routes[e.kind].set(e.name, { toolsets, route });
       if (e.template) uriRoutes.push({ upstream: e.upstream, regex: templateRegExp(e.name) });
     }
   }
-  const all = [...routes.values()].map((r) => withCapture(catalog, r.route));
-  const of = (kind: MemberKind) => all.filter((r) => r.kind === kind);
+  const of = (kind: MemberKind) => Array.from(routes[kind].values(), (r) => withCapture(catalog, r.route));
   const tools = of("tool");
   const prompts = of("prompt");
   const resources = of("resource");
   const instructions = sessionInstructions(catalog, active);
+  // Frozen by hand rather than by a deep walk: routes are new, definitions come from the inventory (frozen once).
+  for (const list of [tools, prompts, resources]) {
+    for (const r of list) {
+      deepFreeze(r.definition);
+      Object.freeze(r.toolsets);
+      Object.freeze(r);
+    }
+  }
   return deepFreeze({
     key: selection.key,
     requested: selection.active,
@@ -271,7 +291,7 @@ export function resolve(catalog: Catalog, selection: Selection, inventory: Inven
 
 /** The capture limit of a tool (its upstream's or any of its toolsets', the smallest), told in its description. */
 function withCapture(catalog: Catalog, route: Route): Route {
-  if (route.kind !== "tool") return route;
+  if (route.kind !== "tool" || !capturesAnything(catalog)) return route;
   const limits = [
     catalog.upstreams.get(route.upstream)?.captureOverBytes,
     ...route.toolsets.map((t) => catalog.toolset.get(t)?.captureOverBytes),
@@ -286,6 +306,18 @@ function withCapture(catalog: Catalog, route: Route): Route {
     captureOverBytes: overBytes,
     definition: { ...def, description: def.description ? `${def.description}\n\n${note}` : note },
   };
+}
+
+const captureCache = new WeakMap<Catalog, boolean>();
+function capturesAnything(catalog: Catalog): boolean {
+  let on = captureCache.get(catalog);
+  if (on === undefined) {
+    on =
+      catalog.toolsets.some((t) => t.captureOverBytes !== undefined) ||
+      [...catalog.upstreams.values()].some((u) => u.captureOverBytes !== undefined);
+    captureCache.set(catalog, on);
+  }
+  return on;
 }
 
 /** `test://template/{id}/data` → a RegExp matching its instances (RFC 6570 level 1: `{x}` is one segment). */
