@@ -137,6 +137,17 @@ export function compile(files: readonly LoadedFile[]): CompileResult {
       ),
     );
   }
+  if (tokens.length) {
+    for (const up of upstreams.values()) {
+      if (up.forwardHeaders.includes("authorization") || "authorization" in up.headerEnv) {
+        errors.push({
+          ...locate(up.where),
+          message: `upstream "${up.name}" forwards the Authorization header, which carries the proxy's own bearer token (auth: is on)`,
+          hint: "let clients send the upstream's credential in another header, e.g. forward_headers: [x-upstream-token]",
+        });
+      }
+    }
+  }
   const finalUpstreams = new Map([...upstreams].map(([k, u]) => [k, { ...u, covered: mentioned.has(k) }]));
   errors.push(...checkCollisions(toolsets, finalUpstreams));
   if (errors.length) return { ok: false, errors };

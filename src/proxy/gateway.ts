@@ -130,7 +130,7 @@ export class Gateway {
   ): Promise<Resolution> {
     const key = cacheKey(selection, instances);
     const cached = this.cache.get(key);
-    if (cached && cached.unavailable.every((u) => u.reason === "conflict")) return Promise.resolve(cached);
+    if (cached?.unavailable.every((u) => u.reason === "conflict")) return Promise.resolve(cached);
     let p = this.inflight.get(key);
     if (!p) {
       p = this.compute(selection, instances, key, restart).finally(() => this.inflight.delete(key));

@@ -199,3 +199,15 @@ describe("compiling", () => {
     expect(r.upstreams.get("a")?.cwd).toBe(`${process.cwd()}/sub`);
   });
 });
+
+describe("auth and forwarded credentials", () => {
+  test("the proxy's own bearer token is forwarded to an upstream", () => {
+    const errors = errorsOf(
+      "auth: { tokens: ['${T}'] }\nupstreams:\n  gh: { url: 'https://x/mcp', forward_headers: [Authorization] }\n",
+      { T: "a-long-token" },
+    );
+    expect(errors).toEqual([
+      expect.stringMatching(/^packs\.yaml:3:3: upstream "gh" forwards the Authorization header/),
+    ]);
+  });
+});
