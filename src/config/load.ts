@@ -11,6 +11,8 @@ export interface LoadedFile {
   readonly source: Source;
   readonly config: PacksFile;
   readonly raw: PacksFile;
+  /** Values taken from the environment → their `${VAR}` reference: never to be printed. */
+  readonly secrets: ReadonlyMap<string, string>;
 }
 
 export type LoadResult = { ok: true; files: LoadedFile[] } | { ok: false; errors: ConfigError[] };
@@ -32,7 +34,7 @@ export function loadTexts(texts: readonly TextFile[], env: Env): LoadResult {
     }
     const { source } = parsed;
     if (source.data === null || source.data === undefined) {
-      files.push({ source, config: {}, raw: {} });
+      files.push({ source, config: {}, raw: {}, secrets: new Map() });
       continue;
     }
     const invalid = validateSource(source);
@@ -42,7 +44,12 @@ export function loadTexts(texts: readonly TextFile[], env: Env): LoadResult {
     }
     const resolved = interpolate(source, env);
     errors.push(...resolved.errors);
-    files.push({ source, config: resolved.data as PacksFile, raw: source.data as PacksFile });
+    files.push({
+      source,
+      config: resolved.data as PacksFile,
+      raw: source.data as PacksFile,
+      secrets: resolved.secrets,
+    });
   }
   return errors.length ? { ok: false, errors } : { ok: true, files };
 }

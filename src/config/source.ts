@@ -1,5 +1,5 @@
 /** @module A parsed YAML file that remembers where each value came from. */
-import { isMap, isPair, isScalar, isSeq, LineCounter, type Node, parseDocument } from "yaml";
+import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, type Node, parseDocument } from "yaml";
 import type { ConfigError } from "./errors.js";
 
 export type Path = readonly (string | number)[];
@@ -48,7 +48,24 @@ export function parseSource(file: string, text: string): { source: Source; error
     const p = pos(e.pos[0]);
     return { file, line: p.line, col: p.col, message: `YAML syntax: ${e.message.split("\n")[0]}` };
   });
-  const data = errors.length ? undefined : doc.toJS({ maxAliasCount: 100 });
+  let data: unknown;
+  if (!errors.length) {
+    try {
+      data = doc.toJS({ maxAliasCount: 100 });
+    } catch (err) {
+      // An alias to an anchor that does not exist, or one that expands too often (an alias bomb).
+      const node = findAlias(doc.contents);
+      const p = node?.range ? pos(node.range[0]) : { line: 1, col: 1 };
+      errors.push({
+        file,
+        line: p.line,
+        col: p.col,
+        message: `YAML: ${(err as Error).message.split("\n")[0]}`,
+        hint: "check the file's anchors (&name) and aliases (*name)",
+      });
+    }
+  }
+  if (!errors.length) errors.push(...plainValueErrors(file, data, (path) => at(path)));
   const source: Source = {
     file,
     data,
@@ -59,4 +76,49 @@ export function parseSource(file: string, text: string): { source: Source; error
     },
   };
   return { source, errors };
+}
+
+function findAlias(node: unknown): Node | undefined {
+  if (isAlias(node)) return node;
+  if (isMap(node)) {
+    for (const p of node.items) {
+      const hit = findAlias(p.key) ?? findAlias(p.value);
+      if (hit) return hit;
+    }
+  } else if (isSeq(node)) {
+    for (const i of node.items) {
+      const hit = findAlias(i);
+      if (hit) return hit;
+    }
+  }
+  return undefined;
+}
+
+/** Only what JSON can say: a tagged value (!!set, !!binary, !!timestamp) is an error at its node. */
+function plainValueErrors(
+  file: string,
+  data: unknown,
+  at: (path: Path) => { line: number; col: number },
+): ConfigError[] {
+  const errors: ConfigError[] = [];
+  const walk = (v: unknown, path: (string | number)[]) => {
+    if (v === null || typeof v !== "object") return;
+    if (Array.isArray(v)) {
+      v.forEach((x, i) => walk(x, [...path, i]));
+      return;
+    }
+    if (Object.getPrototypeOf(v) !== Object.prototype) {
+      const p = at(path);
+      errors.push({
+        file,
+        ...p,
+        message: `${path.join(".") || "the file"} is a ${v.constructor?.name ?? "tagged"} value; only strings, numbers, booleans, lists and mappings are allowed`,
+        hint: "remove the !! tag",
+      });
+      return;
+    }
+    for (const [k, x] of Object.entries(v)) walk(x, [...path, k]);
+  };
+  walk(data, []);
+  return errors;
 }

@@ -30,6 +30,10 @@ export class HttpSessionTransport implements Transport {
   private readonly pending = new Map<RequestId, PendingPost>();
   private stream: ServerResponse | undefined;
   private closed = false;
+  /** The id of the client's initialize: if it fails, the session must not live on. */
+  private initId: RequestId | undefined;
+  /** Called after a failed initialize was answered. */
+  oninitializefailed?: () => void;
   /** Answers to requests the proxy made up itself (a replayed initialize), kept off the wire. */
   private readonly internal = new Map<RequestId, (message: JSONRPCMessage) => void>();
 
@@ -58,6 +62,25 @@ export class HttpSessionTransport implements Transport {
       for (const m of messages) this.onmessage?.(m, { requestInfo });
       return;
     }
+    const taken = ids.find((id) => this.pending.has(id));
+    if (taken !== undefined) {
+      res.writeHead(400, this.headers({ "content-type": "application/json" }));
+      res.end(
+        JSON.stringify({
+          jsonrpc: "2.0",
+          id: null,
+          error: {
+            code: -32600,
+            message: `Invalid Request: request id ${JSON.stringify(taken)} is still in use in this session`,
+          },
+        }),
+      );
+      return;
+    }
+    const init = messages.find((m) => (m as { method?: string }).method === "initialize") as
+      | { id?: RequestId }
+      | undefined;
+    if (init?.id !== undefined) this.initId = init.id;
     const post: PendingPost = { res, waiting: new Set(ids), responses: [], batch, sse: false, done: false };
     for (const id of ids) this.pending.set(id, post);
     res.on("close", () => {
@@ -105,6 +128,7 @@ export class HttpSessionTransport implements Transport {
       this.pending.delete(id);
       post.waiting.delete(id);
       this.answer(post, message);
+      if (id === this.initId && "error" in message) this.oninitializefailed?.();
       return;
     }
     const related = options?.relatedRequestId;

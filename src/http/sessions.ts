@@ -87,6 +87,10 @@ export class SessionTable {
     transport.onclose = () => {
       if (this.entries.get(id)?.transport === transport) this.entries.delete(id);
     };
+    transport.oninitializefailed = () => {
+      this.gateway.logger.warn("initialize failed; session closed", { session: short(id) });
+      void this.drop(id);
+    };
     await session.server.connect(transport);
     if (init.params) await transport.replayInitialize(init.params);
     if (!init.stateless) this.entries.set(id, entry);

@@ -23,6 +23,7 @@ import type { Gateway } from "./gateway.js";
 import { HandleStore, INSPECT_TOOL } from "./handles.js";
 import { type Lists, listsOf, offersInspect } from "./lists.js";
 import { TOOLSETS_TOOL, toolsetsToolResult } from "./toolsets-tool.js";
+import { LOG_LEVELS } from "./traffic.js";
 import { checkArguments } from "./validate.js";
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -292,7 +293,13 @@ export class Session {
   }
 
   private async setLevel(params: Params, extra: Extra): Promise<Params> {
-    this.logLevel = String(params.level ?? "debug");
+    if (!LOG_LEVELS.includes(String(params.level))) {
+      throw rpcError(
+        ErrorCode.InvalidParams,
+        `logging/setLevel: level must be one of ${LOG_LEVELS.join(", ")}`,
+      );
+    }
+    this.logLevel = String(params.level);
     const traffic = this.gateway.traffic;
     await Promise.all(
       this.current.upstreams

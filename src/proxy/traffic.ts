@@ -4,7 +4,9 @@ import type { Logger } from "../log.js";
 import { rpcError } from "./errors.js";
 import type { Session } from "./session.js";
 
-const LEVELS = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
+/** MCP logging levels, least severe first. */
+export const LOG_LEVELS = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
+const LEVELS = LOG_LEVELS;
 
 /**
  * A shared upstream connection carries traffic for many sessions. Progress is routed by token (exact) and

@@ -326,7 +326,7 @@ describe("config errors next to a secret", () => {
     }
   });
 
-  test.fails("known bug: a prefix built from ${SECRET_KEY} is printed resolved (remove .fails once fixed)", async () => {
+  test("a prefix built from ${SECRET_KEY} is printed resolved", async () => {
     const file = tmp.file(
       "bad-prefix.yaml",
       `upstreams:\n  u:\n    command: node\n    prefix: "\${SECRET_KEY}"\n`,
