@@ -201,7 +201,9 @@ upstreams:
     const missing = (await c.callTool({ name: "echo", arguments: {} }).catch((e: unknown) => e)) as Error;
     expect(missing.message).toMatch(/text is required/);
     // Opted out: the upstream decides (here the fixture's SDK refuses the result its echo builds from a number).
-    const forwarded = (await c.callTool({ name: "l_echo", arguments: { text: 5 } }).catch((e: unknown) => e)) as Error;
+    const forwarded = (await c
+      .callTool({ name: "l_echo", arguments: { text: 5 } })
+      .catch((e: unknown) => e)) as Error;
     expect(forwarded.message).not.toMatch(/Invalid arguments for tool/);
     expect(forwarded.message).toMatch(/Invalid tools\/call result/);
   });

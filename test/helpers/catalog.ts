@@ -1,5 +1,10 @@
 /** Builds catalogs and inventories from literal text, for the pure tests. */
-import { EMPTY_OFFER, type Inventory, type ToolDef, type UpstreamState } from "../../src/catalog/inventory.js";
+import {
+  EMPTY_OFFER,
+  type Inventory,
+  type ToolDef,
+  type UpstreamState,
+} from "../../src/catalog/inventory.js";
 import { compileTexts } from "../../src/catalog/load.js";
 import type { Catalog } from "../../src/catalog/types.js";
 import { formatConfigError } from "../../src/config/errors.js";
@@ -28,7 +33,9 @@ export function inventoryOf(spec: Record<string, string[] | string>): Inventory 
   for (const [u, v] of Object.entries(spec)) {
     m.set(
       u,
-      typeof v === "string" ? { status: "unavailable", reason: v } : { status: "ready", ...EMPTY_OFFER, tools: tools(...v) },
+      typeof v === "string"
+        ? { status: "unavailable", reason: v }
+        : { status: "ready", ...EMPTY_OFFER, tools: tools(...v) },
     );
   }
   return m;

@@ -1,0 +1,272 @@
+/** @module Turns the measured figures into the targets verdicts and a Markdown report a person reads. */
+
+const fmt = (v, digits = 0) =>
+  Number.isFinite(v)
+    ? v.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits })
+    : "–";
+const ms = (v) => (Number.isFinite(v) ? fmt(v, v < 10 ? 2 : 1) : "–");
+const kb = (v) => fmt(v / 1024, 1);
+const mb = (v) => fmt(v / 1048576, 1);
+
+/** Columns of the main table: where a figure lives, how it prints, and whether lower is better. */
+const COLUMNS = [
+  ["CPU µs/call seq", (t) => t.seq?.cpuPerCall, (v) => fmt(v)],
+  ["CPU µs/call c16", (t) => t.c16?.cpuPerCall, (v) => fmt(v)],
+  ["seq p50 ms", (t) => t.seq?.p50, ms],
+  ["seq p99 ms", (t) => t.seq?.p99, ms],
+  ["seq calls/s", (t) => t.seq?.rps, (v) => fmt(v)],
+  ["c16 calls/s", (t) => t.c16?.rps, (v) => fmt(v)],
+  ["c16 p99 ms", (t) => t.c16?.p99, ms],
+  ["c64 calls/s", (t) => t.c64?.rps, (v) => fmt(v)],
+  ["c64 p99 ms", (t) => t.c64?.p99, ms],
+  ["RSS idle MB", (t) => t.memory?.idleRss, mb],
+  ["KB/session", (t) => t.memory?.perSession, kb],
+];
+
+function reference(results) {
+  for (const name of ["toolpacks-http", "bare"]) if (results.echo[name]?.seq) return name;
+  return Object.keys(results.echo).find((n) => results.echo[n]?.seq);
+}
+
+function bestPeer(results, get, higher) {
+  const vals = ["supergateway", "mcp-proxy"]
+    .map((n) => [n, get(results.echo[n] ?? {})])
+    .filter(([, v]) => Number.isFinite(v));
+  if (!vals.length) return undefined;
+  return vals.reduce((a, b) => ((higher ? b[1] > a[1] : b[1] < a[1]) ? b : a));
+}
+
+/** The issue's targets, each met / not met / not measured, with the figures behind it. */
+export function verdicts(results) {
+  const tp = results.echo["toolpacks-http"] ?? {};
+  const out = [];
+  const add = (target, measured, goal, ok) =>
+    out.push({ target, measured, goal, status: ok === undefined ? "not measured" : ok ? "met" : "not met" });
+  const cpu = tp.seq?.cpuPerCall;
+  add(
+    "proxy CPU per forwarded call",
+    `${fmt(cpu)} µs`,
+    "≤ 250 µs",
+    Number.isFinite(cpu) ? cpu <= 250 : undefined,
+  );
+  const peerRps = bestPeer(results, (t) => t.c16?.rps, true);
+  const rps = tp.c16?.rps;
+  add(
+    "calls/s at 16 concurrent",
+    peerRps && Number.isFinite(rps) ? `${fmt(rps)} = ${fmt(rps / peerRps[1], 2)}× ${peerRps[0]}` : "–",
+    "≥ 1.5× the best peer",
+    peerRps && Number.isFinite(rps) ? rps >= 1.5 * peerRps[1] : undefined,
+  );
+  const peerP50 = bestPeer(results, (t) => t.seq?.p50, false);
+  const p50 = tp.seq?.p50;
+  add(
+    "sequential p50 vs peers",
+    peerP50 && Number.isFinite(p50) ? `${ms(p50)} ms vs ${ms(peerP50[1])} ms (${peerP50[0]})` : "–",
+    "≤ the best peer's",
+    peerP50 && Number.isFinite(p50) ? p50 <= peerP50[1] : undefined,
+  );
+  const floor = (results.echo.bare?.seq?.p50 ?? Number.NaN) + (results.echo.direct?.seq?.p50 ?? Number.NaN);
+  add(
+    "sequential p50 vs floor",
+    Number.isFinite(p50) && Number.isFinite(floor)
+      ? `${ms(p50)} ms = ${fmt(p50 / floor, 2)}× (${ms(floor)} ms)`
+      : "–",
+    "≤ 1.3× (bare HTTP hop + direct stdio)",
+    Number.isFinite(p50) && Number.isFinite(floor) ? p50 <= 1.3 * floor : undefined,
+  );
+  const per = tp.memory?.perSession;
+  add(
+    "RSS per open idle session",
+    Number.isFinite(per) ? `${kb(per)} KB (${tp.memory.sessions} sessions)` : "–",
+    "≤ 60 KB",
+    Number.isFinite(per) ? per <= 60 * 1024 : undefined,
+  );
+  const r = results.library.resolve;
+  const rOk = Number.isFinite(r?.p50Ms);
+  add(
+    "resolve() at 2,000 tools × 200 toolsets",
+    rOk
+      ? `${ms(r.p50Ms)} ms p50 (CPU ${ms(r.cpuMs)} ms incl. GC threads; first call ${ms(r.coldMs)} ms)`
+      : "–",
+    "≤ 2 ms",
+    rOk ? r.p50Ms <= 2 : undefined,
+  );
+  const st = results.example.startup;
+  add(
+    "first tools/list after process start",
+    st?.ms !== undefined ? `${ms(st.ms)} ms` : "–",
+    "≤ 300 ms",
+    st?.ms !== undefined ? st.ms <= 300 : undefined,
+  );
+  return out;
+}
+
+function spread(xs) {
+  const v = (xs ?? []).filter(Number.isFinite);
+  return v.length ? `${fmt(Math.min(...v))}–${fmt(Math.max(...v))}` : "–";
+}
+
+function table(head, rows) {
+  const line = (cells) => `| ${cells.join(" | ")} |`;
+  return [line(head), line(head.map(() => "---")), ...rows.map(line)].join("\n");
+}
+
+function mainTable(results, ref) {
+  const names = Object.keys(results.echo);
+  const rows = names.map((n) => {
+    const t = results.echo[n];
+    if (t.skipped) return [n, ...COLUMNS.map(() => "–")];
+    return [
+      n,
+      ...COLUMNS.map(([, get, show]) => {
+        const v = get(t);
+        const base = get(results.echo[ref] ?? {});
+        if (!Number.isFinite(v)) return "–";
+        const ratio = Number.isFinite(base) && base > 0 && n !== ref ? ` (${fmt(v / base, 2)}×)` : "";
+        return `${show(v)}${ratio}`;
+      }),
+    ];
+  });
+  return table(["target", ...COLUMNS.map((c) => c[0])], rows);
+}
+
+/** Row ÷ column for one figure: every target against every other. */
+function matrix(results, get, show) {
+  const names = Object.keys(results.echo).filter((n) => Number.isFinite(get(results.echo[n])));
+  const rows = names.map((a) => [
+    `${a} (${show(get(results.echo[a]))})`,
+    ...names.map((b) => (a === b ? "1" : fmt(get(results.echo[a]) / get(results.echo[b]), 2))),
+  ]);
+  return table(["row ÷ column", ...names], rows);
+}
+
+export function markdown(results) {
+  const ref = reference(results);
+  const m = results.meta;
+  const out = [];
+  out.push("# toolpacks benchmark", "");
+  out.push(
+    `${m.date} · Node ${m.node} · ${m.cpus} × ${m.cpuModel} · ${m.mode} run: ${m.rounds} rounds, slices of ` +
+      `${m.sliceMs} ms, interleaved · total ${fmt(m.totalSeconds, 0)} s · load average ${m.loadStart} at start, ` +
+      `${m.loadEnd} at end`,
+    "",
+  );
+  if (m.mode === "quick") {
+    out.push(
+      "> Quick smoke run: short slices, little warm-up, few sessions. The verdicts are not meaningful.",
+      "",
+    );
+  }
+  out.push(
+    "## Targets",
+    "",
+    table(["target", "measured", "goal", "status"], verdicts(results).map(Object.values)),
+  );
+  out.push("", "## Echo tool through each target (medians across rounds)", "");
+  const c64 = m.loadSessions < 64 ? ` (this run: 64 calls in flight over ${m.loadSessions} sessions)` : "";
+  out.push(
+    `Ratios in parentheses are to **${ref}** in this run. c16/c64: 16/64 concurrent sessions${c64}.`,
+    "",
+  );
+  out.push(mainTable(results, ref), "");
+  out.push(
+    "CPU is the target process's own (all threads, not its children; for `direct`, the upstream's).",
+    "",
+  );
+  out.push(
+    table(
+      ["target", "what", "CPU µs/call seq, rounds min–max", "notes"],
+      Object.entries(results.echo).map(([n, t]) => [
+        n,
+        t.label ?? "",
+        spread(t.rounds?.seq?.map((r) => r.cpuPerCall)),
+        t.skipped ? `skipped: ${t.skipped}` : (t.note ?? ""),
+      ]),
+    ),
+    "",
+  );
+  out.push("### CPU per forwarded call (sequential), row ÷ column", "");
+  out.push(
+    matrix(
+      results,
+      (t) => t.seq?.cpuPerCall,
+      (v) => `${fmt(v)} µs`,
+    ),
+    "",
+  );
+  out.push("### Calls/s at 16 concurrent sessions, row ÷ column", "");
+  out.push(
+    matrix(
+      results,
+      (t) => t.c16?.rps,
+      (v) => fmt(v),
+    ),
+    "",
+  );
+  const ev = Object.entries(results.everything).filter(([, t]) => t.echo);
+  if (ev.length) {
+    out.push("## server-everything upstream (sequential)", "");
+    out.push(
+      table(
+        [
+          "target",
+          "echo p50 ms",
+          "echo CPU µs/call",
+          "tools/list p50 ms",
+          "tools/list CPU µs",
+          "tools",
+          "bytes",
+        ],
+        ev.map(([n, t]) => [
+          n,
+          ms(t.echo.p50),
+          fmt(t.echo.cpuPerCall),
+          ms(t.list?.p50),
+          fmt(t.list?.cpuPerCall),
+          t.tools ?? "–",
+          fmt(t.bytes),
+        ]),
+      ),
+      "",
+    );
+  }
+  const sel = results.example.selections;
+  if (Array.isArray(sel)) {
+    out.push("## tools/list per selection of packs.example.yaml", "");
+    out.push(
+      table(
+        ["selection", "query", "tools", "bytes", "≈tokens", "of all"],
+        sel.map((r) => [
+          r.label,
+          `\`${r.query}\``,
+          r.tools,
+          fmt(r.bytes),
+          fmt(r.tokens),
+          `${fmt(r.ofAll * 100)} %`,
+        ]),
+      ),
+      "",
+    );
+  }
+  const lib = results.library.resolve;
+  if (lib?.p50Ms !== undefined) {
+    out.push("## Library", "");
+    out.push(
+      `resolve() of all ${lib.toolsets} toolsets / ${lib.tools} tools: p50 ${ms(lib.p50Ms)} ms, p99 ` +
+        `${ms(lib.p99Ms)} ms, process CPU ${ms(lib.cpuMs)} ms per call; first call ${ms(lib.coldMs)} ms; ` +
+        `select() ${fmt(lib.selectUs, 1)} µs.`,
+      "",
+    );
+  }
+  const st = results.example.startup;
+  if (st?.ms !== undefined) {
+    out.push(
+      `First tools/list of packs.example.yaml: ${ms(st.ms)} ms after spawn (median of ${st.runs}; ` +
+        `listening after ${ms(st.listeningMs)} ms; ${st.tools} tools).`,
+      "",
+    );
+  }
+  out.push("## Notes", "");
+  for (const n of results.notes) out.push(`- ${n}`);
+  return `${out.join("\n")}\n`;
+}

@@ -1,0 +1,92 @@
+/** @module Interleaved rounds: every target runs a slice of the same phase in turn, so drift hits all alike. */
+import { medians, phase } from "./load.js";
+
+/** Starts each target in front of `up` (all at once); one that cannot start is recorded as skipped, not fatal. */
+export async function startAll(list, ctx, up, log) {
+  const skipped = {};
+  const started = await Promise.all(
+    list.map(async (t) => {
+      const why = t.skip?.();
+      if (why) {
+        skipped[t.name] = why;
+        log(`  ${t.name}: skipped, ${why}`);
+        return undefined;
+      }
+      try {
+        return { target: t, handle: await t.start(ctx, up) };
+      } catch (err) {
+        skipped[t.name] = `did not start: ${String(err.message).split("\n")[0].slice(0, 300)}`;
+        log(`  ${t.name}: ${skipped[t.name]}`);
+        return undefined;
+      }
+    }),
+  );
+  return { running: started.filter(Boolean), skipped };
+}
+
+/** Opens `n` sessions per target (one shared one where the target has no sessions: stdio, direct). */
+export async function openSessions(running, n, log) {
+  const ok = [];
+  for (const r of running) {
+    try {
+      const count = r.handle.sessions ? n : 1;
+      r.sessions = [];
+      for (let i = 0; i < count; i += 8) {
+        const wave = [];
+        for (let j = i; j < Math.min(count, i + 8); j++) wave.push(r.handle.newSession());
+        r.sessions.push(...(await Promise.all(wave)));
+      }
+      ok.push(r);
+    } catch (err) {
+      r.error = `sessions: ${err.message}`;
+      log(`  ${r.target.name}: ${r.error}`);
+    }
+  }
+  return ok;
+}
+
+/**
+ * For each round, for each phase, each target in turn (rotated per round) runs `sliceMs` of calls.
+ * Returns per target and phase the medians across rounds, plus the raw rounds.
+ */
+export async function interleave(running, phases, rounds, sliceMs, log) {
+  const raw = new Map(running.map((r) => [r, Object.fromEntries(phases.map((p) => [p.name, []]))]));
+  let alive = [...running];
+  for (let round = 0; round < rounds; round++) {
+    const order = alive.map((_, i) => alive[(i + round) % alive.length]);
+    for (const p of phases) {
+      for (const r of order) {
+        if (r.error) continue;
+        try {
+          const result = await phase(r.sessions, p.width, p.ms ?? sliceMs, (s) => p.op(s, r), r.handle.pid);
+          raw.get(r)[p.name].push(result);
+        } catch (err) {
+          r.error = `${p.name}, round ${round + 1}: ${err.message}`;
+          log(`  ${r.target.name} failed: ${r.error}`);
+        }
+      }
+    }
+    alive = alive.filter((r) => !r.error);
+    log(`  round ${round + 1}/${rounds} done`);
+  }
+  const out = {};
+  for (const r of running) {
+    const phasesOut = {};
+    for (const p of phases) phasesOut[p.name] = medians(raw.get(r)[p.name]);
+    out[r.target.name] = { ...phasesOut, ...(r.error ? { error: r.error } : {}), rounds: raw.get(r) };
+  }
+  return out;
+}
+
+/** Unmeasured calls so every target is past JIT warm-up and connection setup before round 1. */
+export async function warmUp(running, phases, ms) {
+  for (const r of running) {
+    for (const p of phases) {
+      try {
+        await phase(r.sessions, p.width, ms, (s) => p.op(s, r), r.handle.pid);
+      } catch (err) {
+        r.error = `warm-up: ${err.message}`;
+      }
+    }
+  }
+}
