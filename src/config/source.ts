@@ -104,7 +104,7 @@ function plainValueErrors(
   const walk = (v: unknown, path: (string | number)[]) => {
     if (v === null || typeof v !== "object") return;
     if (Array.isArray(v)) {
-      v.forEach((x, i) => walk(x, [...path, i]));
+      for (const [i, x] of v.entries()) walk(x, [...path, i]);
       return;
     }
     if (Object.getPrototypeOf(v) !== Object.prototype) {

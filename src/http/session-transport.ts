@@ -128,7 +128,11 @@ export class HttpSessionTransport implements Transport {
       this.pending.delete(id);
       post.waiting.delete(id);
       this.answer(post, message);
-      if (id === this.initId && "error" in message) this.oninitializefailed?.();
+      if (id === this.initId) {
+        // Only the answer to initialize itself counts: the id may be reused by later requests.
+        this.initId = undefined;
+        if ("error" in message) this.oninitializefailed?.();
+      }
       return;
     }
     const related = options?.relatedRequestId;
