@@ -255,7 +255,7 @@ export class UpstreamConnection {
       upstream: this.spec.name,
       ...(this.options.label ? { instance: this.options.label } : {}),
     });
-    const built = buildTransport(this.spec, this.options.variant);
+    const built = await buildTransport(this.spec, this.options.variant);
     const client = new Client(
       { name: this.options.clientName, version: this.options.clientVersion },
       { capabilities: hooks.onServerRequest ? (hooks.clientCapabilities ?? {}) : {} },

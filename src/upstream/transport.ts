@@ -1,27 +1,21 @@
-/** @module Builds the SDK client transport of one upstream: stdio child process, or Streamable HTTP over undici. */
-import { existsSync } from "node:fs";
-import { join } from "node:path";
-import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+/** @module Builds the client transport of one upstream: a stdio child process, or Streamable HTTP over undici. */
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { Agent, fetch as undiciFetch } from "undici";
 import type { Upstream } from "../catalog/types.js";
+import { adopt } from "./prespawn.js";
+import { spawnSpecOf, type Variant } from "./spawn-spec.js";
+import { LeanStdioTransport } from "./stdio-transport.js";
 
-/** Keep-alive connections shared by every HTTP upstream of the process. */
-let agent: Agent | undefined;
-function keepAlive(): Agent {
-  agent ??= new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000, connections: 64 });
-  return agent;
-}
+export { resolveCommand, type Variant } from "./spawn-spec.js";
 
-/** A bare command is looked up in node_modules/.bin of the upstream's folder first, then on PATH. */
-export function resolveCommand(command: string, cwd: string): string {
-  if (command.includes("/")) return command;
-  for (const dir of [cwd, process.cwd()]) {
-    const candidate = join(dir, "node_modules", ".bin", command);
-    if (existsSync(candidate)) return candidate;
-  }
-  return command;
+type Undici = typeof import("undici");
+let undici: Promise<{ mod: Undici; agent: InstanceType<Undici["Agent"]> }> | undefined;
+/** Keep-alive connections shared by every HTTP upstream of the process; undici loads only when one is used. */
+function keepAlive() {
+  undici ??= import("undici").then((mod) => ({
+    mod,
+    agent: new mod.Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000, connections: 64 }),
+  }));
+  return undici;
 }
 
 export interface BuiltTransport {
@@ -32,34 +26,28 @@ export interface BuiltTransport {
   readonly stderrTail: string[];
 }
 
-/** Per-variant additions: forwarded credential headers (HTTP) or environment (stdio). */
-export interface Variant {
-  readonly headers?: Readonly<Record<string, string>>;
-  readonly env?: Readonly<Record<string, string>>;
-}
-
-export function buildTransport(up: Upstream, variant: Variant = {}): BuiltTransport {
+export async function buildTransport(
+  up: Upstream,
+  variant: Variant = {},
+  name = up.name,
+): Promise<BuiltTransport> {
   const stderrTail: string[] = [];
   if (up.transport === "http") {
+    const { StreamableHTTPClientTransport } = await import(
+      "@modelcontextprotocol/sdk/client/streamableHttp.js"
+    );
     const transport = new StreamableHTTPClientTransport(new URL(up.url!), {
       requestInit: { headers: { ...up.headers, ...variant.headers } },
-      fetch: ((url: string | URL, init?: RequestInit) =>
-        undiciFetch(url, { ...(init as object), dispatcher: keepAlive() })) as unknown as typeof fetch,
+      fetch: (async (url: string | URL, init?: RequestInit) => {
+        const { mod, agent } = await keepAlive();
+        return mod.fetch(url, { ...(init as object), dispatcher: agent });
+      }) as unknown as typeof fetch,
     });
     return { transport, pid: () => null, stderrTail };
   }
-  const transport = new StdioClientTransport({
-    command: resolveCommand(up.command!, up.cwd),
-    args: [...up.args],
-    env: {
-      ...getDefaultEnvironment(),
-      ...(process.env as Record<string, string>),
-      ...up.env,
-      ...variant.env,
-    },
-    cwd: up.cwd,
-    stderr: "pipe",
-  });
+  const spec = spawnSpecOf(up, variant);
+  const transport = new LeanStdioTransport(spec, variant.env ? undefined : adopt(name, spec));
+  transport.ensureSpawned();
   transport.stderr?.on("data", (chunk: Buffer) => {
     for (const line of chunk.toString("utf8").split("\n")) {
       if (!line.trim()) continue;
@@ -71,7 +59,7 @@ export function buildTransport(up: Upstream, variant: Variant = {}): BuiltTransp
 }
 
 export async function closeAgent(): Promise<void> {
-  const a = agent;
-  agent = undefined;
-  await a?.close();
+  const u = undici;
+  undici = undefined;
+  if (u) await (await u).agent.close();
 }

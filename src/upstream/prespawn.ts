@@ -1,0 +1,33 @@
+/**
+ * @module Upstream processes started before the proxy has finished loading: the default selection's stdio
+ * upstreams boot on the other core while the SDK loads, and their connections adopt them. Light: no SDK import.
+ */
+import type { ChildProcess } from "node:child_process";
+import { isDeepStrictEqual } from "node:util";
+import { type SpawnSpec, spawnUpstream } from "./stdio-transport.js";
+
+const waiting = new Map<string, { spec: SpawnSpec; child: ChildProcess }>();
+
+export function prespawn(name: string, spec: SpawnSpec): void {
+  if (waiting.has(name)) return;
+  const child = spawnUpstream(spec);
+  // An unclaimed child that fails must not crash the proxy; its connection will report the failure.
+  child.on("error", () => {});
+  waiting.set(name, { spec, child });
+}
+
+/** The process started for this upstream with exactly this spec, if any (once). */
+export function adopt(name: string, spec: SpawnSpec): ChildProcess | undefined {
+  const entry = waiting.get(name);
+  if (!entry) return undefined;
+  waiting.delete(name);
+  if (isDeepStrictEqual(entry.spec, spec) && entry.child.exitCode === null) return entry.child;
+  entry.child.kill("SIGTERM");
+  return undefined;
+}
+
+/** Stops every process nobody adopted (the config changed before they were used, or shutdown came first). */
+export function killUnadopted(): void {
+  for (const { child } of waiting.values()) child.kill("SIGTERM");
+  waiting.clear();
+}
