@@ -10,8 +10,6 @@ import { type CatalogResult, compileTexts } from "../catalog/load.js";
 import { NAME_RULE, RESERVED_KEYS, TOOL_NAME_RULE } from "../catalog/names.js";
 import { formatConfigError } from "../config/errors.js";
 import { silentLogger } from "../log.js";
-import { UpstreamPool } from "../upstream/pool.js";
-import { closeAgent } from "../upstream/transport.js";
 import { VERSION } from "../version.js";
 
 export const SCHEMA_LINE =
@@ -762,6 +760,10 @@ export async function listLive(
       `cannot read the upstreams back: ${compiled.errors.map((e) => mask(formatConfigError(e), plan.variables)).join("; ")}`,
     );
   }
+  const [{ UpstreamPool }, { closeAgent }] = await Promise.all([
+    import("../upstream/pool.js"),
+    import("../upstream/transport.js"),
+  ]);
   const pool = new UpstreamPool(compiled.catalog, {
     clientName: "toolpacks-init",
     clientVersion: VERSION,

@@ -2,8 +2,7 @@
 import type { Inventory, UpstreamState } from "../catalog/inventory.js";
 import type { Catalog, Member } from "../catalog/types.js";
 import { silentLogger } from "../log.js";
-import { UpstreamPool } from "../upstream/pool.js";
-import { closeAgent } from "../upstream/transport.js";
+import type { UpstreamPool } from "../upstream/pool.js";
 import { VERSION } from "../version.js";
 
 /** A progress line on stderr, only when stderr is a terminal (never on stdout, never in a pipe or CI log). */
@@ -22,6 +21,11 @@ export interface Live {
  * upstream (and waits for its process) whatever happens, also on SIGINT/SIGTERM.
  */
 export async function withLive<T>(catalog: Catalog, use: (live: Live) => Promise<T>): Promise<T> {
+  // Loaded here: the commands that never connect start without the SDK.
+  const [{ UpstreamPool }, { closeAgent }] = await Promise.all([
+    import("../upstream/pool.js"),
+    import("../upstream/transport.js"),
+  ]);
   const pool = new UpstreamPool(catalog, {
     clientName: "toolpacks",
     clientVersion: VERSION,

@@ -1,17 +1,13 @@
 /** @module `toolpacks serve`: HTTP or stdio, with reload and graceful shutdown. */
-import { createServer } from "node:http";
 import { type Command, Option } from "commander";
-import { defaultAllowedHosts } from "../http/guard.js";
-import { createHttpHandler } from "../http/handler.js";
-import { createLogger, type Level } from "../log.js";
-import { Gateway } from "../proxy/gateway.js";
-import { reloadOn } from "../reload.js";
-import { serveStdio } from "../stdio.js";
-import { closeAgent } from "../upstream/transport.js";
-import { VERSION } from "../version.js";
+import type { Catalog } from "../catalog/types.js";
+import type { Level } from "../log.js";
+import { select } from "../selection.js";
+import { prespawn } from "../upstream/prespawn.js";
+import { spawnSpecOf } from "../upstream/spawn-spec.js";
 import { catalogOrExit } from "./common.js";
 
-interface ServeOptions {
+export interface ServeOptions {
   transport: "streamable-http" | "stdio";
   host: string;
   port: string;
@@ -115,94 +111,27 @@ export function registerServe(program: Command): void {
     )
     .action(async (files: string[], opts: ServeOptions) => {
       const catalog = catalogOrExit(files);
-      const logger = createLogger({
-        level: opts.logLevel,
-        ...(opts.logFormat ? { format: opts.logFormat } : {}),
-      });
-      const toolsetsTool = opts.toolsetsTool && process.env.TOOLPACKS_TOOLSETS_TOOL !== "0";
-      const name = opts.name ?? catalog.name;
-      const gateway = new Gateway(catalog, {
-        name,
-        version: VERSION,
-        ...(opts.transport !== "stdio" && opts.toolsets !== undefined
-          ? { defaultSelection: opts.toolsets }
-          : {}),
-        ignoreKeys: opts.ignoreQueryKey,
-        toolsetsTool,
-        logger,
-      });
-      const stopReload = reloadOn(gateway, files, logger, opts.watch === true);
-      let stopping: Promise<void> | undefined;
-      const stop = (closeServer: () => Promise<void>) => {
-        stopping ??= (async () => {
-          logger.info("shutting down");
-          stopReload();
-          await closeServer();
-          await gateway.close();
-          await closeAgent();
-          logger.info("stopped");
-        })();
-        return stopping;
-      };
-
-      if (opts.transport === "stdio") {
-        const onSignal = () => void stop(async () => {}).then(() => process.exit(0));
-        process.once("SIGINT", onSignal);
-        process.once("SIGTERM", onSignal);
-        try {
-          await serveStdio(gateway, opts.toolsets ?? "");
-        } catch (err) {
-          logger.error((err as Error).message);
-          await stop(async () => {});
-          process.exit(2);
-        }
-        await stop(async () => {});
-        process.exit(0);
-      }
-
-      const handler = createHttpHandler(gateway, {
-        path: opts.path,
-        sessionIdleMs: Number(opts.sessionIdleTimeout) * 1000,
-        maxBodyBytes: Number(opts.maxBodyBytes),
-        stateless: opts.stateless === true,
-        ...(opts.sessionSecret ? { sessionSecret: opts.sessionSecret } : {}),
-        allowedOrigins: opts.allowedOrigin,
-        ...(opts.allowedHost.length
-          ? { allowedHosts: [...opts.allowedHost, ...(defaultAllowedHosts(opts.host) ?? [])] }
-          : defaultAllowedHosts(opts.host)
-            ? { allowedHosts: defaultAllowedHosts(opts.host)! }
-            : {}),
-      });
-      const server = createServer((req, res) => {
-        void handler(req, res).then((handled) => {
-          if (!handled) {
-            res.writeHead(404, { "content-type": "application/json" });
-            res.end(JSON.stringify({ error: "not found", routes: [opts.path, "/toolsets", "/healthz"] }));
-          }
-        });
-      });
-      server.keepAliveTimeout = 65_000;
-      const closeServer = async () => {
-        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-        await handler.close();
-        server.closeAllConnections();
-        await closed;
-      };
-      const onSignal = () => void stop(closeServer).then(() => process.exit(0));
-      process.once("SIGINT", onSignal);
-      process.once("SIGTERM", onSignal);
-      server.on("error", (err) => {
-        logger.error(`cannot listen: ${err.message}`);
-        void stop(closeServer).then(() => process.exit(1));
-      });
-      server.listen(Number(opts.port), opts.host, () => {
-        const address = server.address();
-        const port = typeof address === "object" && address ? address.port : opts.port;
-        const host = opts.host.includes(":") ? `[${opts.host}]` : opts.host;
-        logger.info(`listening on http://${host}:${port}${opts.path}`, {
-          name,
-          toolsets: catalog.toolsets.length,
-        });
-      });
+      // The default selection's stdio upstreams start now, on the other core, while the serving code loads.
+      prespawnDefaults(catalog, opts);
+      const { runServe } = await import("./serve-run.js");
+      await runServe(files, opts, catalog);
     });
+}
+
+/** Spawns the shared stdio upstreams of what a bare URL (or, over stdio, the whole selection) will use. */
+function prespawnDefaults(catalog: Catalog, opts: ServeOptions): void {
+  const stdio = opts.transport === "stdio";
+  const query = stdio ? (opts.toolsets ?? "") : "";
+  const picked = select(catalog, query, {
+    ignoreKeys: opts.ignoreQueryKey,
+    ...(!stdio && opts.toolsets !== undefined ? { defaultSelection: opts.toolsets } : {}),
+  });
+  if (!picked.ok) return;
+  for (const name of new Set(
+    picked.selection.active.flatMap((t) => catalog.toolset.get(t)?.upstreams ?? []),
+  )) {
+    const up = catalog.upstreams.get(name);
+    if (up?.transport !== "stdio" || up.isolation !== "shared") continue;
+    prespawn(name, spawnSpecOf(up));
+  }
 }

@@ -1,17 +1,30 @@
 /** @module Validates a parsed file against schema/packs.schema.json and turns ajv's findings into located errors. */
 import { readFileSync } from "node:fs";
-import { Ajv2020, type ErrorObject } from "ajv/dist/2020.js";
+import type { Ajv2020, ErrorObject } from "ajv/dist/2020.js";
 import { type ConfigError, closest } from "./errors.js";
 import type { Path, Source } from "./source.js";
 
 const schemaUrl = new URL("../../schema/packs.schema.json", import.meta.url);
 export const packsSchema = JSON.parse(readFileSync(schemaUrl, "utf8")) as Record<string, unknown>;
 
-let compiled: ReturnType<Ajv2020["compile"]> | undefined;
-function validator() {
-  compiled ??= new Ajv2020({ allErrors: true, verbose: true, strict: true, allowUnionTypes: true }).compile(
-    packsSchema,
-  );
+type Validate = ReturnType<Ajv2020["compile"]>;
+
+/** The validator compiled at build time (scripts/build-validator.mjs), when present. */
+const prebuilt: Validate | undefined = await import(
+  new URL("./packs-validator.js", import.meta.url).href
+).then(
+  (m: { default: Validate }) => m.default,
+  () => undefined,
+);
+
+/** Without it (tests run from src/), the schema is compiled here, once. */
+const compiled: Validate =
+  prebuilt ??
+  (await import("ajv/dist/2020.js").then(({ Ajv2020: Ajv }) =>
+    new Ajv({ allErrors: true, verbose: true, strict: true, allowUnionTypes: true }).compile(packsSchema),
+  ));
+
+function validator(): Validate {
   return compiled;
 }
 

@@ -1,0 +1,109 @@
+/** @module The serve command's body, loaded only when serving (the SDK, the HTTP layer, the pool). */
+import { createServer } from "node:http";
+import type { Catalog } from "../catalog/types.js";
+import { defaultAllowedHosts } from "../http/guard.js";
+import { createHttpHandler } from "../http/handler.js";
+import { createLogger } from "../log.js";
+import { Gateway } from "../proxy/gateway.js";
+import { reloadOn } from "../reload.js";
+import { serveStdio } from "../stdio.js";
+import { killUnadopted } from "../upstream/prespawn.js";
+import { closeAgent } from "../upstream/transport.js";
+import { VERSION } from "../version.js";
+import type { ServeOptions } from "./serve.js";
+
+export async function runServe(files: string[], opts: ServeOptions, catalog: Catalog): Promise<void> {
+  const logger = createLogger({
+    level: opts.logLevel,
+    ...(opts.logFormat ? { format: opts.logFormat } : {}),
+  });
+  const toolsetsTool = opts.toolsetsTool && process.env.TOOLPACKS_TOOLSETS_TOOL !== "0";
+  const name = opts.name ?? catalog.name;
+  const gateway = new Gateway(catalog, {
+    name,
+    version: VERSION,
+    ...(opts.transport !== "stdio" && opts.toolsets !== undefined ? { defaultSelection: opts.toolsets } : {}),
+    ignoreKeys: opts.ignoreQueryKey,
+    toolsetsTool,
+    logger,
+  });
+  const stopReload = reloadOn(gateway, files, logger, opts.watch === true);
+  if (opts.transport !== "stdio") {
+    // Warm what a bare URL gets (its upstreams were spawned already): the first session finds it ready.
+    const warm = gateway.select("");
+    if (warm.ok) void gateway.resolve(warm.selection).catch(() => {});
+  }
+  let stopping: Promise<void> | undefined;
+  const stop = (closeServer: () => Promise<void>) => {
+    stopping ??= (async () => {
+      logger.info("shutting down");
+      stopReload();
+      killUnadopted();
+      await closeServer();
+      await gateway.close();
+      await closeAgent();
+      logger.info("stopped");
+    })();
+    return stopping;
+  };
+
+  if (opts.transport === "stdio") {
+    const onSignal = () => void stop(async () => {}).then(() => process.exit(0));
+    process.once("SIGINT", onSignal);
+    process.once("SIGTERM", onSignal);
+    try {
+      await serveStdio(gateway, opts.toolsets ?? "");
+    } catch (err) {
+      logger.error((err as Error).message);
+      await stop(async () => {});
+      process.exit(2);
+    }
+    await stop(async () => {});
+    process.exit(0);
+  }
+
+  const handler = createHttpHandler(gateway, {
+    path: opts.path,
+    sessionIdleMs: Number(opts.sessionIdleTimeout) * 1000,
+    maxBodyBytes: Number(opts.maxBodyBytes),
+    stateless: opts.stateless === true,
+    ...(opts.sessionSecret ? { sessionSecret: opts.sessionSecret } : {}),
+    allowedOrigins: opts.allowedOrigin,
+    ...(opts.allowedHost.length
+      ? { allowedHosts: [...opts.allowedHost, ...(defaultAllowedHosts(opts.host) ?? [])] }
+      : defaultAllowedHosts(opts.host)
+        ? { allowedHosts: defaultAllowedHosts(opts.host)! }
+        : {}),
+  });
+  const server = createServer((req, res) => {
+    void handler(req, res).then((handled) => {
+      if (!handled) {
+        res.writeHead(404, { "content-type": "application/json" });
+        res.end(JSON.stringify({ error: "not found", routes: [opts.path, "/toolsets", "/healthz"] }));
+      }
+    });
+  });
+  server.keepAliveTimeout = 65_000;
+  const closeServer = async () => {
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    await handler.close();
+    server.closeAllConnections();
+    await closed;
+  };
+  const onSignal = () => void stop(closeServer).then(() => process.exit(0));
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
+  server.on("error", (err) => {
+    logger.error(`cannot listen: ${err.message}`);
+    void stop(closeServer).then(() => process.exit(1));
+  });
+  server.listen(Number(opts.port), opts.host, () => {
+    const address = server.address();
+    const port = typeof address === "object" && address ? address.port : opts.port;
+    const host = opts.host.includes(":") ? `[${opts.host}]` : opts.host;
+    logger.info(`listening on http://${host}:${port}${opts.path}`, {
+      name,
+      toolsets: catalog.toolsets.length,
+    });
+  });
+}
