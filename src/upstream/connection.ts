@@ -4,6 +4,7 @@ import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamable
 import {
   type ClientCapabilities,
   ErrorCode,
+  type JSONRPCMessage,
   type JSONRPCNotification,
   McpError,
   type Notification,
@@ -17,8 +18,6 @@ import { backoffDelay, STABLE_MS } from "./backoff.js";
 import { type BuiltTransport, buildTransport, type Variant } from "./transport.js";
 
 const MAX_PAGES = 100;
-/** Longest timeout setTimeout takes; the SDK's own timer is disabled this way and ours is used instead. */
-const NO_SDK_TIMEOUT = 2_147_483_000;
 export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
 
 export interface ForwardOptions {
@@ -66,6 +65,12 @@ export class UpstreamConnection {
   private current: UpstreamState | undefined;
   private closed = false;
   private progressSeq = 0;
+  private requestSeq = 0;
+  /** Forwarded requests awaiting their answer, by our id on this hop. */
+  private readonly pending = new Map<
+    string,
+    { resolve: (r: Record<string, unknown>) => void; reject: (e: unknown) => void }
+  >();
   /** Consecutive failures, the time a restart is allowed again, and since when the upstream has been up. */
   private failures = 0;
   private retryAt = 0;
@@ -161,6 +166,12 @@ export class UpstreamConnection {
     }
   }
 
+  private failPending(err: unknown): void {
+    const pending = [...this.pending.values()];
+    this.pending.clear();
+    for (const p of pending) p.reject(err);
+  }
+
   private async dropClient(): Promise<void> {
     const client = this.client;
     this.client = undefined;
@@ -180,23 +191,38 @@ export class UpstreamConnection {
         `upstream ${this.spec.name} is unavailable${state.status === "unavailable" ? `: ${state.reason}` : ""}`,
       );
     }
-    const controller = new AbortController();
-    const abort = () => controller.abort(options.signal?.reason);
-    options.signal?.addEventListener("abort", abort, { once: true });
-    // Cancelled while the upstream was (re)starting: the listener above came too late to hear it.
-    if (options.signal?.aborted) abort();
+    const built = this.built!;
+    // Our own request id space on this hop ("tp:N": the SDK client's own ids are numbers): the answer is taken
+    // straight off the transport, without the SDK's request bookkeeping and result re-validation per call.
+    const id = `tp:${++this.requestSeq}`;
     const timeoutMs = options.timeoutMs ?? this.spec.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
     let timer: NodeJS.Timeout | undefined;
+    let token: string | undefined;
+    const answered = new Promise<Record<string, unknown>>((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+    });
+    const settle = (err: unknown) => {
+      const p = this.pending.get(id);
+      if (!p) return;
+      this.pending.delete(id);
+      void built.transport
+        .send({
+          jsonrpc: "2.0",
+          method: "notifications/cancelled",
+          params: { requestId: id, reason: String((err as Error)?.message ?? err) },
+        })
+        .catch(() => {});
+      p.reject(err);
+    };
+    const abort = () => settle(options.signal?.reason ?? new McpError(ErrorCode.RequestTimeout, "cancelled"));
     const arm = () => {
       if (timer) clearTimeout(timer);
       timer = setTimeout(() => {
-        controller.abort(
+        settle(
           new McpError(ErrorCode.RequestTimeout, `timed out after ${timeoutMs} ms`, { timeout: timeoutMs }),
         );
       }, timeoutMs);
     };
-    arm();
-    let token: string | undefined;
     let sent = params;
     if (options.onProgress) {
       token = `tp-${++this.progressSeq}`;
@@ -208,11 +234,14 @@ export class UpstreamConnection {
       sent = { ...params, _meta: { ...(params._meta as object | undefined), progressToken: token } };
     }
     try {
-      return (await client.request({ method, params: sent } as never, ResultSchema, {
-        signal: controller.signal,
-        timeout: NO_SDK_TIMEOUT,
-      })) as Record<string, unknown>;
+      options.signal?.addEventListener("abort", abort, { once: true });
+      // Cancelled while the upstream was (re)starting: the listener above came too late to hear it.
+      if (options.signal?.aborted) throw options.signal.reason ?? new Error("cancelled");
+      arm();
+      await built.transport.send({ jsonrpc: "2.0", id, method, params: sent } as JSONRPCMessage);
+      return await answered;
     } finally {
+      this.pending.delete(id);
       clearTimeout(timer);
       options.signal?.removeEventListener("abort", abort);
       if (token) this.progress.delete(token);
@@ -270,6 +299,7 @@ export class UpstreamConnection {
         (await handler(this.spec.name, request, extra.signal)) as never;
     }
     client.onclose = () => {
+      this.failPending(new McpError(ErrorCode.ConnectionClosed, "Connection closed"));
       if (this.client !== client) return;
       this.client = undefined;
       const tail = built.stderrTail.at(-1);
@@ -321,6 +351,21 @@ export class UpstreamConnection {
           client as unknown as { _requestHandlerAbortControllers?: Map<unknown, AbortController> }
         )._requestHandlerAbortControllers;
         handlers?.get(0)?.abort((m.params as { reason?: unknown }).reason);
+      }
+      const answer = message as {
+        id?: unknown;
+        result?: Record<string, unknown>;
+        error?: { code: number; message: string; data?: unknown };
+      };
+      if (typeof answer.id === "string" && !m.method) {
+        const p = this.pending.get(answer.id);
+        if (p) {
+          this.pending.delete(answer.id);
+          if (answer.error)
+            p.reject(McpError.fromError(answer.error.code, answer.error.message, answer.error.data));
+          else p.resolve(answer.result ?? {});
+          return;
+        }
       }
       if (m.method === "notifications/progress") {
         const handler = this.progress.get(String(m.params?.progressToken));
