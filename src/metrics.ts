@@ -49,6 +49,26 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  private readonly callChildren = new Map<
+    string,
+    { count: { inc(): void }; time: { observe(v: number): void } }
+  >();
+
+  /** One call's figures. Label sets are bound once and cached: prom-client hashes labels on every inc otherwise. */
+  recordCall(toolset: string, tool: string, upstream: string, outcome: Outcome, seconds: number): void {
+    const key = `${toolset}\u0000${tool}\u0000${upstream}\u0000${outcome}`;
+    let child = this.callChildren.get(key);
+    if (!child) {
+      child = {
+        count: this.calls.labels({ toolset, tool, upstream, outcome }),
+        time: this.latency.labels({ upstream, tool }),
+      };
+      this.callChildren.set(key, child);
+    }
+    child.count.inc();
+    child.time.observe(seconds);
+  }
+
   text(): Promise<string> {
     return this.registry.metrics();
   }

@@ -239,13 +239,7 @@ export class Session {
     } finally {
       const seconds = (performance.now() - started) / 1000;
       const { metrics, logger } = this.gateway;
-      metrics.calls.inc({
-        toolset: route.toolsets[0] ?? "",
-        tool: route.name,
-        upstream: route.upstream,
-        outcome,
-      });
-      metrics.latency.observe({ upstream: route.upstream, tool: route.name }, seconds);
+      metrics.recordCall(route.toolsets[0] ?? "", route.name, route.upstream, outcome, seconds);
       logger.debug("call", {
         request_id: requestIdOf(extra),
         session: extra.sessionId,

@@ -32,6 +32,7 @@ export class LeanStdioTransport implements Transport {
   private child: ChildProcess | undefined;
   private buffer = "";
   private closed = false;
+  private corked = false;
 
   /** `adopt`: a process already spawned for this spec (see prespawn.ts); otherwise one is spawned on start. */
   constructor(
@@ -98,6 +99,15 @@ export class LeanStdioTransport implements Transport {
   send(message: JSONRPCMessage): Promise<void> {
     const stdin = this.child?.stdin;
     if (!stdin || this.closed) return Promise.reject(new Error("not connected"));
+    // Messages sent in one tick go out in one write: under load that is one pipe wake-up instead of many.
+    if (!this.corked) {
+      this.corked = true;
+      stdin.cork();
+      process.nextTick(() => {
+        this.corked = false;
+        stdin.uncork();
+      });
+    }
     return new Promise((resolve) => {
       if (stdin.write(`${JSON.stringify(message)}\n`)) resolve();
       else stdin.once("drain", () => resolve());

@@ -1,0 +1,171 @@
+/** @module The pure conversion: a parsed client config → the upstreams to write, with secrets as references. */
+import { NAME_RULE, RESERVED_KEYS } from "../../catalog/names.js";
+import { findServers, InitInputError, isObject } from "./read.js";
+import { envName, isSecretKey } from "./secrets.js";
+import { ServerContext } from "./server-context.js";
+import type { InitPlan, UpstreamPlan } from "./types.js";
+
+/** A valid upstream name for a client server name; `taken` holds names already given. */
+export function upstreamName(original: string, taken: ReadonlySet<string>): string {
+  let base = original;
+  if (!NAME_RULE.test(base) || RESERVED_KEYS.includes(base)) {
+    base = original
+      .replace(/[^A-Za-z0-9_.-]+/g, "-")
+      .replace(/^[.-]+/, "")
+      .replace(/-+$/, "")
+      .slice(0, 64);
+    if (!base) base = "server";
+    if (RESERVED_KEYS.includes(base)) base = `${base}-server`;
+  }
+  let name = base;
+  for (let n = 2; taken.has(name); n++) name = `${base.slice(0, 64 - String(n).length - 1)}-${n}`;
+  return name;
+}
+
+const KNOWN_KEYS = new Set([
+  "type",
+  "transportType",
+  "command",
+  "args",
+  "env",
+  "cwd",
+  "url",
+  "serverUrl",
+  "httpUrl",
+  "headers",
+  "envFile",
+  "disabled",
+]);
+
+function stringMap(value: unknown): [string, string][] {
+  if (!isObject(value)) return [];
+  return Object.entries(value)
+    .filter(([, v]) => v !== null && v !== undefined && typeof v !== "object")
+    .map(([k, v]) => [k, String(v)]);
+}
+
+/**
+ * The pure conversion: a parsed client config → what to write. Throws InitInputError when it holds no servers.
+ * `source` names the client file in comments and messages.
+ */
+export function planInit(config: unknown, source: string): InitPlan {
+  const found = findServers(config);
+  if (!found) {
+    throw new InitInputError(
+      `no servers: expected an "mcpServers" map (Claude Desktop, Claude Code, Cursor), "servers" (VS Code mcp.json) or "mcp": {"servers"} (VS Code settings.json)`,
+    );
+  }
+  if (!found.servers.length) throw new InitInputError(`no servers: "${found.key}" is empty`);
+  const plan: InitPlan = {
+    source,
+    key: found.key,
+    upstreams: [],
+    skipped: [],
+    variables: new Map(),
+    warnings: [],
+  };
+  const taken = new Set<string>();
+  for (const [original, entry] of found.servers) {
+    if (!isObject(entry)) {
+      plan.skipped.push({ original, reason: "not an object" });
+      continue;
+    }
+    if (entry.disabled === true) {
+      plan.skipped.push({ original, reason: `disabled in ${source}` });
+      continue;
+    }
+    const name = upstreamName(original, taken);
+    const ctx = new ServerContext(name, plan);
+    const notes: string[] = [];
+    if (name !== original) notes.push(`${JSON.stringify(original)} in ${source}`);
+    const type = String(entry.type ?? entry.transportType ?? "")
+      .toLowerCase()
+      .replace(/[^a-z]/g, "");
+    const rawUrl = [entry.url, entry.serverUrl, entry.httpUrl].find((u) => typeof u === "string") as
+      | string
+      | undefined;
+    const command = typeof entry.command === "string" && entry.command.trim() ? entry.command : undefined;
+    const wantsHttp = ["http", "sse", "streamablehttp"].includes(type);
+    const useUrl = rawUrl !== undefined && (wantsHttp || command === undefined);
+    if (type && !["stdio", "http", "sse", "streamablehttp"].includes(type))
+      notes.push(
+        `type ${JSON.stringify(entry.type ?? entry.transportType)} is unknown; read as ${useUrl ? "HTTP" : "stdio"}`,
+      );
+    if (!useUrl && command === undefined) {
+      plan.skipped.push({ original, reason: "it has neither command nor url" });
+      continue;
+    }
+    const spec: UpstreamPlan["spec"] = {};
+    const ignored = Object.keys(entry).filter((k) => !KNOWN_KEYS.has(k));
+    if (useUrl) {
+      const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(rawUrl!.trim())?.[1]?.toLowerCase();
+      if (scheme !== "http" && scheme !== "https") {
+        plan.skipped.push({ original, reason: `its url is not http(s)${scheme ? ` (${scheme}:)` : ""}` });
+        continue;
+      }
+      spec.url = ctx.plain(rawUrl!.trim(), `${name} url`);
+      const sse =
+        type === "sse" || (!type && typeof entry.httpUrl !== "string" && /\/sse\/?(\?|$)/.test(rawUrl!));
+      if (sse) {
+        notes.push(
+          "SSE in the client file: toolpacks speaks Streamable HTTP only. Many servers offer both (often",
+          "/mcp next to /sse): point url at that. Otherwise bridge it, e.g. npx supergateway --sse URL.",
+        );
+      }
+      const headers = stringMap(entry.headers);
+      if (headers.length) {
+        spec.headers = {};
+        for (const [k, v] of headers) {
+          const where = `${name} header ${k}`;
+          spec.headers[k] =
+            /^(proxy-)?authorization$/i.test(k) || isSecretKey(k)
+              ? ctx.secretValue(
+                  v,
+                  /^(proxy-)?authorization$/i.test(k)
+                    ? [`${ctx.prefix}_TOKEN`]
+                    : [`${ctx.prefix}_${envName(k.replace(/^x-/i, ""))}`],
+                  where,
+                  true,
+                )
+              : ctx.plain(v, where);
+        }
+      }
+      const dropped = ["command", "args", "env", "cwd"].filter((k) => entry[k] !== undefined);
+      if (dropped.length)
+        notes.push(`not carried over: ${dropped.join(", ")} (they apply to stdio servers, not url)`);
+    } else {
+      spec.command = ctx.plain(command!, `${name} command`);
+      if (Array.isArray(entry.args)) {
+        const args = entry.args.filter((a) => a !== null && typeof a !== "object").map(String);
+        if (args.length) spec.args = ctx.args(args);
+      } else if (entry.args !== undefined) notes.push("args was not a list; not carried over");
+      const env = stringMap(entry.env);
+      if (env.length) {
+        spec.env = {};
+        for (const [k, v] of env) {
+          const where = `${name} env ${k}`;
+          spec.env[k] = isSecretKey(k)
+            ? ctx.secretValue(v, [k, `${ctx.prefix}_${k}`], where)
+            : ctx.plain(v, where, [k, `${ctx.prefix}_${k}`]);
+        }
+      }
+      if (typeof entry.cwd === "string" && entry.cwd) spec.cwd = ctx.plain(entry.cwd, `${name} cwd`);
+      if (rawUrl !== undefined) notes.push("the client file also gives a url; this upstream uses command");
+      if (entry.headers !== undefined) notes.push("not carried over: headers (they apply to url servers)");
+    }
+    if (typeof entry.envFile === "string") {
+      notes.push(
+        `envFile ${entry.envFile} is not read by toolpacks: set its variables where toolpacks serve runs`,
+      );
+    }
+    if (ignored.length) notes.push(`not carried over: ${ignored.join(", ")} (not toolpacks settings)`);
+    taken.add(name);
+    plan.upstreams.push({ name, original, spec, notes: [...notes, ...ctx.notes], needs: [...ctx.needs] });
+  }
+  if (!plan.upstreams.length) {
+    throw new InitInputError(
+      `no usable servers: ${plan.skipped.map((s) => `${JSON.stringify(s.original)}: ${s.reason}`).join("; ")}`,
+    );
+  }
+  return plan;
+}
