@@ -1,0 +1,122 @@
+/** @module One upstream declaration checked and compiled: transport, the keys that fit it, defaults applied. */
+import { dirname, resolve as resolvePath } from "node:path";
+import { isDeepStrictEqual } from "node:util";
+import type { ConfigError } from "../config/errors.js";
+import type { LoadedFile } from "../config/load.js";
+import type { UpstreamSpec } from "../config/types.js";
+import type { Upstream } from "./types.js";
+import { where } from "./where.js";
+
+/** The compiled upstream, or undefined with every problem of its spec pushed onto `errors`. */
+export function makeUpstream(
+  key: string,
+  spec: UpstreamSpec,
+  display: UpstreamSpec,
+  file: LoadedFile,
+  errors: ConfigError[],
+): Upstream | undefined {
+  const { source } = file;
+  const path = ["upstreams", key];
+  const before = errors.length;
+  if (spec.url !== undefined && spec.command !== undefined) {
+    errors.push(
+      source.error(
+        path,
+        `upstream "${key}" has both url and command`,
+        "keep one: url for HTTP, command for stdio",
+        true,
+      ),
+    );
+  } else if (spec.url === undefined && spec.command === undefined) {
+    errors.push(
+      source.error(
+        path,
+        `upstream "${key}" has neither url nor command`,
+        "add url: (HTTP) or command: (stdio)",
+        true,
+      ),
+    );
+  }
+  if (spec.url !== undefined) {
+    let ok = false;
+    try {
+      ok = ["http:", "https:"].includes(new URL(spec.url).protocol);
+    } catch {}
+    if (!ok)
+      errors.push(source.error([...path, "url"], `url ${JSON.stringify(display.url)} is not an http(s) URL`));
+    for (const k of ["args", "env", "cwd"] as const) {
+      if (spec[k] !== undefined)
+        errors.push(
+          source.error([...path, k], `${k} applies to stdio upstreams (command), not url`, undefined, true),
+        );
+    }
+  }
+  if (spec.url !== undefined && spec.header_env !== undefined) {
+    errors.push(
+      source.error(
+        [...path, "header_env"],
+        "header_env applies to stdio upstreams (command), not url",
+        "use forward_headers: for an HTTP upstream",
+        true,
+      ),
+    );
+  }
+  if (spec.command !== undefined && spec.forward_headers !== undefined) {
+    errors.push(
+      source.error(
+        [...path, "forward_headers"],
+        "forward_headers applies to HTTP upstreams (url), not command",
+        "use header_env: to pass a header to a stdio server",
+        true,
+      ),
+    );
+  }
+  if (spec.command !== undefined) {
+    if (!spec.command.trim()) errors.push(source.error([...path, "command"], "command is empty"));
+    if (spec.headers !== undefined) {
+      errors.push(
+        source.error(
+          [...path, "headers"],
+          "headers apply to HTTP upstreams (url), not command",
+          "use env: for a stdio server's credentials",
+          true,
+        ),
+      );
+    }
+  }
+  if (spec.prefix !== undefined && spec.prefix !== "" && !/^[A-Za-z0-9_.-]{1,64}$/.test(spec.prefix)) {
+    errors.push(source.error([...path, "prefix"], `prefix "${spec.prefix}" may hold only A-Z a-z 0-9 _ . -`));
+  }
+  if (errors.length > before) return undefined;
+  const at = source.at(path, true);
+  return {
+    name: key,
+    transport: spec.url !== undefined ? "http" : "stdio",
+    ...(spec.url !== undefined ? { url: spec.url } : {}),
+    headers: spec.headers ?? {},
+    ...(spec.command !== undefined ? { command: spec.command } : {}),
+    args: spec.args ?? [],
+    env: spec.env ?? {},
+    cwd: resolvePath(dirname(resolvePath(source.file)), spec.cwd ?? "."),
+    prefix: spec.prefix ?? "",
+    callTimeoutMs: (spec.call_timeout ?? 60) * 1000,
+    connectTimeoutMs: (spec.connect_timeout ?? 30) * 1000,
+    validateArguments: spec.validate_arguments ?? true,
+    forwardHeaders: (spec.forward_headers ?? []).map((h) => h.toLowerCase()),
+    headerEnv: Object.fromEntries(
+      Object.entries(spec.header_env ?? {}).map(([h, v]) => [h.toLowerCase(), v]),
+    ),
+    isolation: spec.isolation ?? "shared",
+    maxInstances: spec.max_instances ?? 16,
+    ...(spec.capture ? { captureOverBytes: spec.capture.over_bytes } : {}),
+    covered: false,
+    display,
+    where: where(at, source.file),
+  };
+}
+
+/** Two files may declare one upstream: allowed when the specs agree, wherever each was written. */
+export function sameSpec(a: Upstream, b: Upstream): boolean {
+  const strip = ({ where: _w, display: _d, ...rest }: Upstream) => rest;
+  return isDeepStrictEqual(strip(a), strip(b));
+}
