@@ -1,0 +1,66 @@
+/** @module What a resolution is made of: routes to exposed items, and toolsets that could not be enabled. */
+import type { MemberKind } from "../catalog/types.js";
+
+/** An item's definition as its upstream lists it: passed on loose, unknown fields included. */
+export type Def = { readonly [key: string]: unknown };
+
+/** One exposed item: the name (or URI) a client uses and where the request goes. */
+export interface Route<D extends Def = Def> {
+  readonly kind: MemberKind;
+  /** Exposed tool/prompt name, or the resource URI / URI template. */
+  readonly name: string;
+  readonly upstream: string;
+  /** The upstream's own name (or URI). */
+  readonly original: string;
+  /** The toolsets that expose it (an item two packs share belongs to both). */
+  readonly toolsets: readonly string[];
+  /** The upstream's definition with the exposed name and overrides applied. */
+  readonly definition: D;
+  /** A resource template (uriTemplate) rather than a resource. */
+  readonly template?: boolean;
+  /** Tool results over this many bytes are kept in the session and passed by handle. */
+  readonly captureOverBytes?: number;
+}
+
+export type Reason = "missing" | "upstream-unavailable" | "conflict";
+
+export interface Unavailable {
+  readonly name: string;
+  readonly reason: Reason;
+  /** Member refs that match nothing (reason "missing"). */
+  readonly missing: readonly string[];
+  /** Human-readable: which upstream is down and why, or which names collide. */
+  readonly detail: string;
+  /** The upstreams involved, for the gate and for logs. */
+  readonly upstreams: readonly string[];
+}
+
+/** A URI pattern a read, subscription or completion may be routed by (templates and resource globs). */
+export interface UriRoute {
+  readonly upstream: string;
+  readonly regex: RegExp;
+}
+
+export interface Resolution {
+  /** The selection's canonical key. */
+  readonly key: string;
+  /** Requested toolsets, catalog order. */
+  readonly requested: readonly string[];
+  /** Requested toolsets that are enabled: every member satisfied, upstreams up, no collision. */
+  readonly active: readonly string[];
+  readonly unavailable: readonly Unavailable[];
+  readonly tools: readonly Route[];
+  readonly tool: ReadonlyMap<string, Route>;
+  readonly prompts: readonly Route[];
+  readonly prompt: ReadonlyMap<string, Route>;
+  /** Resources and templates, in one list (templates carry `template: true`). */
+  readonly resources: readonly Route[];
+  /** By URI or URI template. */
+  readonly resource: ReadonlyMap<string, Route>;
+  /** Patterns that route URIs not listed verbatim (template instances, resource globs). */
+  readonly uriRoutes: readonly UriRoute[];
+  /** The upstreams of the active toolsets. */
+  readonly upstreams: readonly string[];
+  readonly instructions?: string;
+  readonly unknown: readonly string[];
+}
