@@ -87,6 +87,7 @@ export class SessionTable {
     transport.onclose = () => {
       if (this.entries.get(id)?.transport === transport) this.entries.delete(id);
     };
+    transport.fastPath = (message, fx) => session.fastCall(message, fx);
     transport.oninitializefailed = () => {
       this.gateway.logger.warn("initialize failed; session closed", { session: short(id) });
       void this.drop(id);

@@ -4,8 +4,11 @@ import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/proto
 import {
   type ClientCapabilities,
   ErrorCode,
+  type JSONRPCMessage,
+  type MessageExtraInfo,
   type Notification,
   type Request,
+  type RequestId,
   ResultSchema,
   type ServerCapabilities,
   type ServerNotification,
@@ -27,6 +30,15 @@ import { LOG_LEVELS } from "./traffic.js";
 import { checkArguments } from "./validate.js";
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+/** What a transport's fast path hands a session with a request it did not give to the SDK Server. */
+export interface FastExtra {
+  readonly sessionId: string;
+  readonly signal: AbortSignal;
+  readonly requestInfo: MessageExtraInfo["requestInfo"];
+  /** Sends a message related to this request (on its stream). */
+  notify(message: JSONRPCMessage): Promise<void>;
+}
 type Params = Record<string, unknown>;
 
 /** One validator for every session: the SDK would build an Ajv instance per Server otherwise. */
@@ -155,6 +167,29 @@ export class Session {
 
   async close(): Promise<void> {
     await this.server.close().catch(() => {});
+  }
+
+  /**
+   * tools/call without the SDK Server (the HTTP transport's fast path): the same handler, with an equivalent
+   * `extra` (cancellation signal, related notifications and server→client requests on this call's stream).
+   */
+  fastCall(message: JSONRPCMessage, fx: FastExtra): Promise<unknown> | undefined {
+    const m = message as { id: RequestId; method: string; params?: Params };
+    if (m.method !== "tools/call") return undefined;
+    const params = m.params ?? {};
+    const extra = {
+      signal: fx.signal,
+      sessionId: fx.sessionId,
+      requestId: m.id,
+      requestInfo: fx.requestInfo,
+      _meta: params._meta,
+      sendNotification: async (n: ServerNotification) => {
+        if (!fx.signal.aborted) await fx.notify({ jsonrpc: "2.0", ...n } as JSONRPCMessage);
+      },
+      sendRequest: (r: ServerRequest, schema: typeof ResultSchema, options?: Record<string, unknown>) =>
+        this.server.request(r, schema, { ...options, relatedRequestId: m.id }),
+    } as unknown as Extra;
+    return Promise.resolve().then(() => this.handle({ method: m.method, params } as Request, extra));
   }
 
   private handle(request: Request, extra: Extra): Promise<Params> | Params {
