@@ -12,6 +12,7 @@ import { cpus, loadavg, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { firstToolsList, selectionBytes } from "./lib/example.js";
+import { handleFlow } from "./lib/handles.js";
 import { closeAgents } from "./lib/http-client.js";
 import { exampleSelections, resolveTiming } from "./lib/library.js";
 import { phase } from "./lib/load.js";
@@ -201,6 +202,13 @@ async function example() {
   } catch (err) {
     results.example.selections = { skipped: err.message.split("\n")[0] };
     log(`example: selections skipped, ${err.message.split("\n")[0]}`);
+  }
+  try {
+    log("example: a large file read and written back, capture on and off");
+    results.example.handles = await handleFlow(root, tmp);
+  } catch (err) {
+    results.example.handles = { skipped: err.message.split("\n")[0] };
+    log(`example: handles skipped, ${err.message.split("\n")[0]}`);
   }
 }
 

@@ -14,12 +14,12 @@ export function serveEnv(root) {
 }
 
 /** Stops a served example and forgets its connections. */
-async function halt(served) {
+export async function halt(served) {
   await closePool(served.url);
   await stop(served.child);
 }
 
-async function serve(root, config) {
+export async function serve(root, config) {
   const cli = cliPath(root);
   if (!existsSync(cli)) throw new Error(`not built (${cli} missing)`);
   const args = [cli, "serve", "--port", "0", "--host", "127.0.0.1", config];

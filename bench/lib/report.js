@@ -248,6 +248,41 @@ export function markdown(results) {
       "",
     );
   }
+  const h = results.example.handles;
+  if (h?.on) {
+    out.push("## Large values by handle (capture)", "");
+    out.push(
+      `Read a ${fmt(h.fileBytes)}-byte file through server-filesystem and write it to a new path: bytes the ` +
+        "model sees (the read result, the write's arguments, the write result).",
+      "",
+      table(
+        ["capture", "read result", "write arguments", "write result", "total", "≈tokens", "copy identical"],
+        [
+          [
+            "on (over 16 KiB)",
+            fmt(h.on.read),
+            fmt(h.on.write),
+            fmt(h.on.result),
+            fmt(h.on.total),
+            fmt(h.on.total / 4),
+            h.on.same ? "yes" : "NO",
+          ],
+          [
+            "off",
+            fmt(h.off.read),
+            fmt(h.off.write),
+            fmt(h.off.result),
+            fmt(h.off.total),
+            fmt(h.off.total / 4),
+            h.off.same ? "yes" : "NO",
+          ],
+        ],
+      ),
+      "",
+      `Capture on: ${fmt(h.ratio)}× fewer bytes.`,
+      "",
+    );
+  }
   const lib = results.library.resolve;
   if (lib?.p50Ms !== undefined) {
     out.push("## Library", "");
