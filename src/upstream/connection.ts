@@ -4,29 +4,24 @@ import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamable
 import {
   type ClientCapabilities,
   ErrorCode,
-  type JSONRPCMessage,
   type JSONRPCNotification,
   McpError,
   type Notification,
-  ResultSchema,
   type ServerCapabilities,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { Offer, UpstreamState } from "../catalog/inventory.js";
 import type { Upstream } from "../catalog/types.js";
 import type { Logger } from "../log.js";
 import { backoffDelay, STABLE_MS } from "./backoff.js";
+import { Forwarder, type ForwardOptions } from "./forward.js";
+import { listOffer } from "./lists.js";
 import { type BuiltTransport, buildTransport, type Variant } from "./transport.js";
+import { message, sameState, waitForExit, withTimeout } from "./util.js";
 
-const MAX_PAGES = 100;
+export type { ForwardOptions } from "./forward.js";
+export { message } from "./util.js";
+
 export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
-
-export interface ForwardOptions {
-  readonly signal?: AbortSignal;
-  /** Fails the call (and cancels it upstream) after this long without a result or progress. */
-  readonly timeoutMs?: number;
-  /** Progress of this call, delivered synchronously in arrival order (the last one included). */
-  readonly onProgress?: (params: Record<string, unknown>) => void;
-}
 
 export interface ConnectionHooks {
   /** The tool list of this upstream changed (after a refresh that found a different list). */
@@ -64,20 +59,14 @@ export class UpstreamConnection {
   private refreshing: Promise<UpstreamState> | undefined;
   private current: UpstreamState | undefined;
   private closed = false;
-  private progressSeq = 0;
-  private requestSeq = 0;
-  /** Forwarded requests awaiting their answer, by our id on this hop. */
-  private readonly pending = new Map<
-    string,
-    { resolve: (r: Record<string, unknown>) => void; reject: (e: unknown) => void }
-  >();
+  /** Forwarded requests in flight on this upstream, answered off the transport. */
+  private readonly forwarder = new Forwarder();
   /** Consecutive failures, the time a restart is allowed again, and since when the upstream has been up. */
   private failures = 0;
   private retryAt = 0;
   private upSince = 0;
   /** Sessions using this instance (for reaping per-credential instances). */
   users = 0;
-  private readonly progress = new Map<string, (params: Record<string, unknown>) => void>();
 
   constructor(
     readonly spec: Upstream,
@@ -166,12 +155,6 @@ export class UpstreamConnection {
     }
   }
 
-  private failPending(err: unknown): void {
-    const pending = [...this.pending.values()];
-    this.pending.clear();
-    for (const p of pending) p.reject(err);
-  }
-
   private async dropClient(): Promise<void> {
     const client = this.client;
     this.client = undefined;
@@ -191,61 +174,10 @@ export class UpstreamConnection {
         `upstream ${this.spec.name} is unavailable${state.status === "unavailable" ? `: ${state.reason}` : ""}`,
       );
     }
-    const built = this.built!;
-    // Our own request id space on this hop ("tp:N": the SDK client's own ids are numbers): the answer is taken
-    // straight off the transport, without the SDK's request bookkeeping and result re-validation per call.
-    const id = `tp:${++this.requestSeq}`;
-    const timeoutMs = options.timeoutMs ?? this.spec.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
-    let timer: NodeJS.Timeout | undefined;
-    let token: string | undefined;
-    const answered = new Promise<Record<string, unknown>>((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
+    return this.forwarder.request(this.built!.transport, method, params, {
+      ...options,
+      timeoutMs: options.timeoutMs ?? this.spec.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS,
     });
-    const settle = (err: unknown) => {
-      const p = this.pending.get(id);
-      if (!p) return;
-      this.pending.delete(id);
-      void built.transport
-        .send({
-          jsonrpc: "2.0",
-          method: "notifications/cancelled",
-          params: { requestId: id, reason: String((err as Error)?.message ?? err) },
-        })
-        .catch(() => {});
-      p.reject(err);
-    };
-    const abort = () => settle(options.signal?.reason ?? new McpError(ErrorCode.RequestTimeout, "cancelled"));
-    const arm = () => {
-      if (timer) clearTimeout(timer);
-      timer = setTimeout(() => {
-        settle(
-          new McpError(ErrorCode.RequestTimeout, `timed out after ${timeoutMs} ms`, { timeout: timeoutMs }),
-        );
-      }, timeoutMs);
-    };
-    let sent = params;
-    if (options.onProgress) {
-      token = `tp-${++this.progressSeq}`;
-      const onProgress = options.onProgress;
-      this.progress.set(token, (p) => {
-        arm();
-        onProgress(p);
-      });
-      sent = { ...params, _meta: { ...(params._meta as object | undefined), progressToken: token } };
-    }
-    try {
-      options.signal?.addEventListener("abort", abort, { once: true });
-      // Cancelled while the upstream was (re)starting: the listener above came too late to hear it.
-      if (options.signal?.aborted) throw options.signal.reason ?? new Error("cancelled");
-      arm();
-      await built.transport.send({ jsonrpc: "2.0", id, method, params: sent } as JSONRPCMessage);
-      return await answered;
-    } finally {
-      this.pending.delete(id);
-      clearTimeout(timer);
-      options.signal?.removeEventListener("abort", abort);
-      if (token) this.progress.delete(token);
-    }
   }
 
   async notify(notification: JSONRPCNotification | Notification): Promise<void> {
@@ -299,7 +231,7 @@ export class UpstreamConnection {
         (await handler(this.spec.name, request, extra.signal)) as never;
     }
     client.onclose = () => {
-      this.failPending(new McpError(ErrorCode.ConnectionClosed, "Connection closed"));
+      this.forwarder.failAll(new McpError(ErrorCode.ConnectionClosed, "Connection closed"));
       if (this.client !== client) return;
       this.client = undefined;
       const tail = built.stderrTail.at(-1);
@@ -311,7 +243,7 @@ export class UpstreamConnection {
       log.debug("starting upstream", { transport: this.spec.transport });
       const timeout = this.spec.connectTimeoutMs;
       await withTimeout(client.connect(built.transport, { timeout }), timeout, "initialize");
-      this.interceptProgress(built, client);
+      this.forwarder.attach(built.transport, client);
       this.client = client;
       this.built = built;
       const offer = await withTimeout(this.listOffer(), timeout, "listing");
@@ -335,120 +267,10 @@ export class UpstreamConnection {
     }
   }
 
-  /** Progress for our own tokens is handled as it arrives, before the SDK sees the result that may follow it. */
-  private interceptProgress(built: BuiltTransport, client: Client): void {
-    const transport = built.transport;
-    const sdk = transport.onmessage;
-    transport.onmessage = (message, extra) => {
-      const m = message as { method?: string; params?: { progressToken?: unknown } };
-      if (
-        m.method === "notifications/cancelled" &&
-        (m.params as { requestId?: unknown } | undefined)?.requestId === 0
-      ) {
-        // SDK 1.32 ignores a cancellation of request id 0 (`if (!requestId) return`): the upstream's first
-        // server→client request. Abort its handler here (typescript-sdk issue 2283).
-        const handlers = (
-          client as unknown as { _requestHandlerAbortControllers?: Map<unknown, AbortController> }
-        )._requestHandlerAbortControllers;
-        handlers?.get(0)?.abort((m.params as { reason?: unknown }).reason);
-      }
-      const answer = message as {
-        id?: unknown;
-        result?: Record<string, unknown>;
-        error?: { code: number; message: string; data?: unknown };
-      };
-      if (typeof answer.id === "string" && !m.method) {
-        const p = this.pending.get(answer.id);
-        if (p) {
-          this.pending.delete(answer.id);
-          if (answer.error)
-            p.reject(McpError.fromError(answer.error.code, answer.error.message, answer.error.data));
-          else p.resolve(answer.result ?? {});
-          return;
-        }
-      }
-      if (m.method === "notifications/progress") {
-        const handler = this.progress.get(String(m.params?.progressToken));
-        if (handler) {
-          const { progressToken: _t, ...rest } = m.params as Record<string, unknown>;
-          handler(rest);
-          return;
-        }
-      }
-      sdk?.(message, extra);
-    };
-  }
-
   private async listOffer(): Promise<Offer> {
     const client = this.client;
     if (!client) throw new Error("not connected");
     this.options.hooks.onListed?.(this.spec.name);
-    const caps = client.getServerCapabilities() ?? {};
-    const [tools, prompts, resources, templates] = await Promise.all([
-      caps.tools ? this.listAll<Offer["tools"][number]>("tools/list", "tools") : [],
-      caps.prompts ? this.listAll<Offer["prompts"][number]>("prompts/list", "prompts") : [],
-      caps.resources ? this.listAll<Offer["resources"][number]>("resources/list", "resources") : [],
-      caps.resources
-        ? this.listAll<Offer["templates"][number]>("resources/templates/list", "resourceTemplates")
-        : [],
-    ]);
-    return { tools, prompts, resources, templates };
+    return listOffer(client, this.spec.connectTimeoutMs);
   }
-
-  /** Every page of a list, raw (unknown keys and `_meta` kept). */
-  private async listAll<T>(method: string, key: string): Promise<T[]> {
-    const client = this.client;
-    if (!client) throw new Error("not connected");
-    const items: T[] = [];
-    let cursor: string | undefined;
-    for (let page = 0; page < MAX_PAGES; page++) {
-      const result = (await client.request(
-        { method, params: cursor ? { cursor } : {} } as never,
-        ResultSchema,
-        {
-          timeout: DEFAULT_CALL_TIMEOUT_MS,
-        },
-      )) as Record<string, unknown>;
-      items.push(...((result[key] as T[] | undefined) ?? []));
-      cursor = result.nextCursor as string | undefined;
-      if (!cursor) break;
-    }
-    return items;
-  }
-}
-
-function sameState(a: UpstreamState | undefined, b: UpstreamState): boolean {
-  if (!a || a.status !== b.status) return false;
-  if (a.status === "unavailable" || b.status === "unavailable") return a === b;
-  return (
-    JSON.stringify([a.tools, a.prompts, a.resources, a.templates]) ===
-    JSON.stringify([b.tools, b.prompts, b.resources, b.templates])
-  );
-}
-
-function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const limit = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} timed out after ${ms} ms`)), ms);
-  });
-  return Promise.race([p, limit]).finally(() => clearTimeout(timer));
-}
-
-export function message(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
-
-async function waitForExit(pid: number, ms = 5000): Promise<void> {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    try {
-      process.kill(pid, 0);
-    } catch {
-      return;
-    }
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  try {
-    process.kill(pid, "SIGKILL");
-  } catch {}
 }

@@ -1,0 +1,133 @@
+/**
+ * @module Forwarded requests on one upstream connection, below the SDK client: written on the transport with
+ * ids of the proxy's own (`tp:N`; the SDK client's ids are numbers) and answered straight off it, without the
+ * SDK's per-request bookkeeping and result re-validation. Progress for our own tokens is taken the same way,
+ * as it arrives, so a final progress that comes with the result is not lost.
+ */
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { ErrorCode, type JSONRPCMessage, McpError } from "@modelcontextprotocol/sdk/types.js";
+
+export interface ForwardOptions {
+  readonly signal?: AbortSignal;
+  /** Fails the call (and cancels it upstream) after this long without a result or progress. */
+  readonly timeoutMs?: number;
+  /** Progress of this call, delivered synchronously in arrival order (the last one included). */
+  readonly onProgress?: (params: Record<string, unknown>) => void;
+}
+
+type Pending = { resolve: (r: Record<string, unknown>) => void; reject: (e: unknown) => void };
+
+export class Forwarder {
+  private seq = 0;
+  private progressSeq = 0;
+  private readonly pending = new Map<string, Pending>();
+  private readonly progress = new Map<string, (params: Record<string, unknown>) => void>();
+
+  /** Takes our answers and progress off the transport before the SDK client sees the rest. */
+  attach(transport: Transport, client: Client): void {
+    const sdk = transport.onmessage;
+    transport.onmessage = (message, extra) => {
+      const m = message as {
+        id?: unknown;
+        method?: string;
+        params?: Record<string, unknown>;
+        result?: Record<string, unknown>;
+        error?: { code: number; message: string; data?: unknown };
+      };
+      if (m.method === "notifications/cancelled" && m.params?.requestId === 0) {
+        // SDK 1.32 ignores a cancellation of request id 0 (`if (!requestId) return`): the upstream's first
+        // server→client request. Abort its handler here (typescript-sdk issue 2283).
+        const handlers = (
+          client as unknown as { _requestHandlerAbortControllers?: Map<unknown, AbortController> }
+        )._requestHandlerAbortControllers;
+        handlers?.get(0)?.abort(m.params.reason);
+      }
+      if (typeof m.id === "string" && !m.method) {
+        const p = this.pending.get(m.id);
+        if (p) {
+          this.pending.delete(m.id);
+          if (m.error) p.reject(McpError.fromError(m.error.code, m.error.message, m.error.data));
+          else p.resolve(m.result ?? {});
+          return;
+        }
+      }
+      if (m.method === "notifications/progress") {
+        const handler = this.progress.get(String(m.params?.progressToken));
+        if (handler) {
+          const { progressToken: _t, ...rest } = m.params ?? {};
+          handler(rest);
+          return;
+        }
+      }
+      sdk?.(message, extra);
+    };
+  }
+
+  /** Fails every request in flight (the connection closed). */
+  failAll(err: unknown): void {
+    const pending = [...this.pending.values()];
+    this.pending.clear();
+    for (const p of pending) p.reject(err);
+  }
+
+  async request(
+    transport: Transport,
+    method: string,
+    params: Record<string, unknown>,
+    options: ForwardOptions & { timeoutMs: number },
+  ): Promise<Record<string, unknown>> {
+    const id = `tp:${++this.seq}`;
+    const { timeoutMs } = options;
+    let timer: NodeJS.Timeout | undefined;
+    let token: string | undefined;
+    const answered = new Promise<Record<string, unknown>>((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+    });
+    const settle = (err: unknown) => {
+      const p = this.pending.get(id);
+      if (!p) return;
+      this.pending.delete(id);
+      void transport
+        .send({
+          jsonrpc: "2.0",
+          method: "notifications/cancelled",
+          params: { requestId: id, reason: String((err as Error)?.message ?? err) },
+        })
+        .catch(() => {});
+      p.reject(err);
+    };
+    const abort = () => settle(options.signal?.reason ?? new McpError(ErrorCode.RequestTimeout, "cancelled"));
+    const arm = () => {
+      if (timer) clearTimeout(timer);
+      timer = setTimeout(() => {
+        settle(
+          new McpError(ErrorCode.RequestTimeout, `timed out after ${timeoutMs} ms`, { timeout: timeoutMs }),
+        );
+      }, timeoutMs);
+    };
+    let sent = params;
+    if (options.onProgress) {
+      token = `tp-${++this.progressSeq}`;
+      const onProgress = options.onProgress;
+      this.progress.set(token, (p) => {
+        arm();
+        onProgress(p);
+      });
+      sent = { ...params, _meta: { ...(params._meta as object | undefined), progressToken: token } };
+    }
+    try {
+      options.signal?.addEventListener("abort", abort, { once: true });
+      // Cancelled while the upstream was (re)starting: the listener above came too late to hear it.
+      if (options.signal?.aborted) throw options.signal.reason ?? new Error("cancelled");
+      arm();
+      await transport.send({ jsonrpc: "2.0", id, method, params: sent } as JSONRPCMessage);
+      return await answered;
+    } finally {
+      this.pending.delete(id);
+      clearTimeout(timer);
+      options.signal?.removeEventListener("abort", abort);
+      if (token) this.progress.delete(token);
+    }
+  }
+}
