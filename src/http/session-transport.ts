@@ -2,7 +2,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage, MessageExtraInfo, RequestId } from "@modelcontextprotocol/sdk/types.js";
-import type { FastExtra } from "../proxy/session.js";
+import type { FastExtra } from "../proxy/extra.js";
 
 /** One POST that carried requests: answered as plain JSON unless something must be streamed before the answer. */
 interface PendingPost {

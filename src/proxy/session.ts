@@ -2,10 +2,8 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import {
-  type ClientCapabilities,
   ErrorCode,
   type JSONRPCMessage,
-  type MessageExtraInfo,
   type Notification,
   type Request,
   type RequestId,
@@ -22,6 +20,7 @@ import type { Selection } from "../selection.js";
 import type { UpstreamConnection } from "../upstream/connection.js";
 import { type Instance, instanceId, SHARED } from "../upstream/pool.js";
 import { rpcError, upstreamError } from "./errors.js";
+import { type FastExtra, fastExtra, missingCapability, requestIdOf } from "./extra.js";
 import type { Gateway } from "./gateway.js";
 import { HandleStore, INSPECT_TOOL } from "./handles.js";
 import { type Lists, listsOf, offersInspect } from "./lists.js";
@@ -31,37 +30,11 @@ import { checkArguments } from "./validate.js";
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
-/** What a transport's fast path hands a session with a request it did not give to the SDK Server. */
-export interface FastExtra {
-  readonly sessionId: string;
-  readonly signal: AbortSignal;
-  readonly requestInfo: MessageExtraInfo["requestInfo"];
-  /** Sends a message related to this request (on its stream). */
-  notify(message: JSONRPCMessage): Promise<void>;
-}
+
 type Params = Record<string, unknown>;
 
 /** One validator for every session: the SDK would build an Ajv instance per Server otherwise. */
 const sharedValidator = new AjvJsonSchemaValidator();
-
-/**
- * The client capability a server→client request needs, or undefined. Elicitation has modes: an empty
- * `elicitation: {}` means form only (as before modes existed); URL mode needs `elicitation.url`.
- */
-function missingCapability(
-  caps: ClientCapabilities | undefined,
-  method: string,
-  params: unknown,
-): string | undefined {
-  if (method === "sampling/createMessage") return caps?.sampling ? undefined : "sampling";
-  if (method === "roots/list") return caps?.roots ? undefined : "roots";
-  if (method !== "elicitation/create") return undefined;
-  const e = caps?.elicitation as { form?: object; url?: object } | undefined;
-  if (!e) return "elicitation";
-  const mode = (params as { mode?: string } | undefined)?.mode ?? "form";
-  if (mode === "url") return e.url ? undefined : "elicitation.url";
-  return e.form || !e.url ? undefined : "elicitation.form";
-}
 
 export class Session {
   readonly server: Server;
@@ -177,18 +150,7 @@ export class Session {
     const m = message as { id: RequestId; method: string; params?: Params };
     if (m.method !== "tools/call") return undefined;
     const params = m.params ?? {};
-    const extra = {
-      signal: fx.signal,
-      sessionId: fx.sessionId,
-      requestId: m.id,
-      requestInfo: fx.requestInfo,
-      _meta: params._meta,
-      sendNotification: async (n: ServerNotification) => {
-        if (!fx.signal.aborted) await fx.notify({ jsonrpc: "2.0", ...n } as JSONRPCMessage);
-      },
-      sendRequest: (r: ServerRequest, schema: typeof ResultSchema, options?: Record<string, unknown>) =>
-        this.server.request(r, schema, { ...options, relatedRequestId: m.id }),
-    } as unknown as Extra;
+    const extra = fastExtra(this.server, m.id, params, fx);
     return Promise.resolve().then(() => this.handle({ method: m.method, params } as Request, extra));
   }
 
@@ -406,10 +368,4 @@ export class Session {
       calls.splice(calls.indexOf(extra), 1);
     }
   }
-}
-
-/** The id that ties a call's log lines together: the client's `x-request-id`, or the one the HTTP layer made. */
-function requestIdOf(extra: Extra): string | undefined {
-  const v = extra.requestInfo?.headers?.["x-request-id"];
-  return typeof v === "string" ? v : undefined;
 }
