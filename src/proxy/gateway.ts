@@ -28,13 +28,6 @@ export interface GatewayOptions {
   readonly callTimeoutMs?: number;
 }
 
-/** What the shared upstream clients declare: every session's server→client requests can be carried. */
-const UPSTREAM_CLIENT_CAPABILITIES = {
-  sampling: {},
-  elicitation: { form: {}, url: {} },
-  roots: { listChanged: true },
-};
-
 export class Gateway {
   readonly pool: UpstreamPool;
   private readonly cache = new Map<string, Resolution>();
@@ -57,7 +50,6 @@ export class Gateway {
       catalog,
       { clientName: options.name, clientVersion: options.version, logger: options.logger },
       {
-        clientCapabilities: UPSTREAM_CLIENT_CAPABILITIES,
         onNotification: (u, n) => this.traffic.notification(u, n),
         onRestart: (u) => this.metrics.restarts.inc({ upstream: u }),
         onListed: (u) => this.metrics.refreshes.inc({ upstream: u }),

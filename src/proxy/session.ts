@@ -30,7 +30,6 @@ import { checkArguments } from "./validate.js";
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
-
 type Params = Record<string, unknown>;
 
 /** One validator for every session: the SDK would build an Ajv instance per Server otherwise. */

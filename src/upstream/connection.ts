@@ -23,6 +23,17 @@ export { message } from "./util.js";
 
 export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
 
+/**
+ * What upstream clients declare, whatever the command: an upstream decides its tool list by the client's
+ * capabilities (server-everything lists 13 tools to a bare client, 17 with these), so `serve`, `toolsets --live`
+ * and `check --live` must all see the same list. Without a handler, such a request is answered "not found".
+ */
+export const UPSTREAM_CLIENT_CAPABILITIES: ClientCapabilities = {
+  sampling: {},
+  elicitation: { form: {}, url: {} },
+  roots: { listChanged: true },
+};
+
 export interface ConnectionHooks {
   /** The tool list of this upstream changed (after a refresh that found a different list). */
   onInventory?(name: string, state: UpstreamState): void;
@@ -219,7 +230,7 @@ export class UpstreamConnection {
     const built = await buildTransport(this.spec, this.options.variant);
     const client = new Client(
       { name: this.options.clientName, version: this.options.clientVersion },
-      { capabilities: hooks.onServerRequest ? (hooks.clientCapabilities ?? {}) : {} },
+      { capabilities: hooks.clientCapabilities ?? UPSTREAM_CLIENT_CAPABILITIES },
     );
     client.fallbackNotificationHandler = async (n) => {
       if (/^notifications\/(tools|prompts|resources)\/list_changed$/.test(n.method)) void this.refresh();
