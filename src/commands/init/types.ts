@@ -1,4 +1,5 @@
 /** @module The shapes init works with: the plan made from a client file, and a server's --live listing. */
+import type { UpstreamSpec } from "../../config/types.js";
 import type { ServersKey } from "./read.js";
 
 /** An environment variable the written file refers to. */
@@ -21,14 +22,7 @@ export interface UpstreamPlan {
   /** The name in the client file. */
   readonly original: string;
   /** Strings are toolpacks strings: `${VAR}` is a reference, a literal `$` before `{` or `$` is doubled. */
-  readonly spec: {
-    url?: string;
-    headers?: Record<string, string>;
-    command?: string;
-    args?: string[];
-    env?: Record<string, string>;
-    cwd?: string;
-  };
+  readonly spec: Pick<UpstreamSpec, "url" | "headers" | "command" | "args" | "env" | "cwd">;
   /** Comment lines written above the upstream. */
   readonly notes: string[];
   /** Variables it refers to without a default. */
