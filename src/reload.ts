@@ -38,7 +38,12 @@ export function reloadOn(
   const trigger = () => {
     clearTimeout(timer);
     timer = setTimeout(() => {
-      running = running.then(() => reloadConfig(gateway, files, logger));
+      running = running
+        .then(() => reloadConfig(gateway, files, logger))
+        .catch((err: Error) => {
+          logger.error("reload failed; still serving the previous config", { error: err.message });
+          return false;
+        });
     }, 150);
   };
   process.on("SIGHUP", trigger);

@@ -95,7 +95,7 @@ export function selectToolsets(catalog: Catalog, query: ParsedQuery, defaultQuer
   for (const n of base.without) want.delete(n);
   const active = catalog.toolsets.filter((t) => t.always || want.has(t.name)).map((t) => t.name);
   const unknown: string[] = [];
-  for (const n of [...base.named, ...(base === query ? [] : query.named)]) {
+  for (const n of base.named) {
     if (!catalog.toolset.has(n) && !unknown.includes(n)) unknown.push(n);
   }
   return Object.freeze({

@@ -156,6 +156,7 @@ export function compile(files: readonly LoadedFile[]): CompileResult {
   const catalog: Catalog = {
     name: name ?? "toolpacks",
     tokens,
+    secrets: new Map(files.flatMap((f) => [...f.secrets])),
     stateMaxBytes:
       files.find((f) => f.config.state?.max_session_bytes)?.config.state?.max_session_bytes ??
       8 * 1024 * 1024,

@@ -74,6 +74,8 @@ export interface Catalog {
   readonly name: string;
   /** Accepted bearer tokens (empty: no authentication). */
   readonly tokens: readonly string[];
+  /** Values taken from the environment → their `${VAR}`: redacted from anything the proxy prints or serves. */
+  readonly secrets: ReadonlyMap<string, string>;
   /** Captured bytes one session may hold (oldest evicted first). */
   readonly stateMaxBytes: number;
   readonly instructions?: string;

@@ -110,12 +110,30 @@ export function registerServe(program: Command): void {
         .env("TOOLPACKS_LOG_FORMAT"),
     )
     .action(async (files: string[], opts: ServeOptions) => {
+      const bad = optionProblem(opts);
+      if (bad) {
+        process.stderr.write(`toolpacks serve: ${bad}\n`);
+        process.exit(2);
+      }
       const catalog = catalogOrExit(files);
       // The default selection's stdio upstreams start now, on the other core, while the serving code loads.
       prespawnDefaults(catalog, opts);
       const { runServe } = await import("./serve-run.js");
       await runServe(files, opts, catalog);
     });
+}
+
+/** Numeric options that would not work (NaN body limit, a 1 ms sweep, a port that is no port), or undefined. */
+function optionProblem(opts: ServeOptions): string | undefined {
+  const port = Number(opts.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) return `--port must be 0-65535, not ${opts.port}`;
+  const body = Number(opts.maxBodyBytes);
+  if (!Number.isInteger(body) || body < 1)
+    return `--max-body-bytes must be a positive whole number, not ${opts.maxBodyBytes}`;
+  const idle = Number(opts.sessionIdleTimeout);
+  if (!Number.isFinite(idle) || idle < 1)
+    return `--session-idle-timeout must be at least 1 (seconds), not ${opts.sessionIdleTimeout}`;
+  return undefined;
 }
 
 /** Spawns the shared stdio upstreams of what a bare URL (or, over stdio, the whole selection) will use. */

@@ -1,8 +1,13 @@
 /** @module The HTTP routes: the MCP path (Streamable HTTP), /toolsets, /healthz and /metrics. */
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { type JSONRPCMessage, LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js";
+import {
+  type JSONRPCMessage,
+  LATEST_PROTOCOL_VERSION,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from "@modelcontextprotocol/sdk/types.js";
 import type { Gateway } from "../proxy/gateway.js";
+import { TooManyInstances } from "../upstream/pool.js";
 import { authorized } from "./auth.js";
 import { readBody } from "./body.js";
 import { rebindingProblem } from "./guard.js";
@@ -146,6 +151,10 @@ export function createHttpHandler(gateway: Gateway, partial: Partial<HandlerOpti
       return;
     }
     const version = req.headers["mcp-protocol-version"];
+    if (typeof version === "string" && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
+      sendRpcError(res, 400, -32000, `Bad Request: unsupported protocol version ${version}`);
+      return;
+    }
     const params = isInit
       ? undefined
       : {
@@ -189,7 +198,12 @@ export function createHttpHandler(gateway: Gateway, partial: Partial<HandlerOpti
       sendJson(res, 400, { error: selected.error });
       return;
     }
-    sendJson(res, 200, await gateway.reportFor(selected.selection, req.headers));
+    try {
+      sendJson(res, 200, await gateway.reportFor(selected.selection, req.headers));
+    } catch (err) {
+      if (!(err instanceof TooManyInstances)) throw err;
+      sendRpcError(res, 503, -32000, `Service Unavailable: ${err.message}`, { "retry-after": "30" });
+    }
   }
 
   /** Host/Origin and bearer checks for everything but /healthz; true when the request may go on. */

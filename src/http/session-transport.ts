@@ -238,10 +238,21 @@ export class HttpSessionTransport implements Transport {
     this.closed = true;
     for (const c of this.fast.values()) c.abort("session closed");
     this.fast.clear();
+    // A request still waiting gets an error, not a silent end: the client would wait for its own timeout.
     for (const post of new Set(this.pending.values())) {
-      post.done = true;
-      if (!post.res.headersSent) post.res.writeHead(204);
-      post.res.end();
+      for (const id of [...post.waiting]) {
+        post.waiting.delete(id);
+        this.answer(post, {
+          jsonrpc: "2.0",
+          id,
+          error: { code: -32000, message: "Session closed before the answer" },
+        });
+      }
+      if (!post.done) {
+        post.done = true;
+        if (!post.res.headersSent) post.res.writeHead(204);
+        post.res.end();
+      }
     }
     this.pending.clear();
     this.stream?.end();
@@ -253,6 +264,9 @@ export class HttpSessionTransport implements Transport {
     if (post.sse) return;
     post.sse = true;
     post.res.writeHead(200, this.headers(SSE_HEADERS));
+    // Answers of a batch that came before the switch go out first.
+    for (const answered of post.responses) post.res.write(event(answered));
+    post.responses.length = 0;
   }
 
   private answer(post: PendingPost, message: JSONRPCMessage): void {

@@ -1,5 +1,5 @@
 /** @module The session table: open, find (or rebuild from a signed id), expire and close HTTP sessions. */
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
 import type { Gateway } from "../proxy/gateway.js";
@@ -34,6 +34,8 @@ export function isRefusal(x: Entry | Refusal): x is Refusal {
 export class SessionTable {
   private readonly entries = new Map<string, Entry>();
   private readonly rebuilding = new Map<string, Promise<Entry | Refusal>>();
+  /** Sessions this replica ended (DELETE, expiry): a signed id of one is not rebuilt here. Bounded. */
+  private readonly ended = new Set<string>();
   private readonly sweep: NodeJS.Timeout;
 
   constructor(
@@ -117,7 +119,7 @@ export class SessionTable {
       return { status: 400, code: -32000, message: `Bad Request: unsupported protocol version ${version}` };
     }
     let entry: Entry | Refusal | undefined = this.entries.get(id);
-    if (!entry && this.options.sessionSecret) {
+    if (!entry && this.options.sessionSecret && !this.ended.has(id)) {
       const seed = verifySessionId(id, this.options.sessionSecret);
       if (seed) {
         let p = this.rebuilding.get(id);
@@ -137,6 +139,10 @@ export class SessionTable {
     const e = this.entries.get(id);
     if (!e) return;
     this.entries.delete(id);
+    if (this.options.sessionSecret) {
+      this.ended.add(id);
+      if (this.ended.size > 10_000) this.ended.delete(this.ended.values().next().value as string);
+    }
     await this.gateway.closeSession(e.session);
   }
 
@@ -175,7 +181,7 @@ export class SessionTable {
   }
 }
 
-/** Signed ids are long; logs show their end, which is unique and reveals nothing. */
+/** A session id is a bearer of its session: logs show a short digest of it, never the id. */
 function short(id: string): string {
-  return id.length > 40 ? `…${id.slice(-16)}` : id;
+  return createHash("sha256").update(id).digest("hex").slice(0, 12);
 }

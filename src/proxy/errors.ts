@@ -21,5 +21,8 @@ export function upstreamError(err: unknown, upstream: string): Error {
     return rpcError(err.code, message, err.data);
   }
   const message = err instanceof Error ? err.message : String(err);
-  return rpcError(ErrorCode.InternalError, `upstream ${upstream}: ${message}`);
+  return rpcError(
+    ErrorCode.InternalError,
+    message.startsWith(`upstream ${upstream}`) ? message : `upstream ${upstream}: ${message}`,
+  );
 }

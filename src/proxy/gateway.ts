@@ -24,8 +24,6 @@ export interface GatewayOptions {
   /** Offer list_server_toolsets (default true). */
   readonly toolsetsTool: boolean;
   readonly logger: Logger;
-  /** Per forwarded call, without a result or progress (default 60 s). */
-  readonly callTimeoutMs?: number;
 }
 
 export class Gateway {
@@ -36,6 +34,8 @@ export class Gateway {
   readonly traffic: Traffic;
   readonly metrics = new Metrics();
   private current: Catalog;
+  /** Bumped by every reload. */
+  private generation = 0;
 
   constructor(
     catalog: Catalog,
@@ -52,6 +52,11 @@ export class Gateway {
       {
         onNotification: (u, n) => this.traffic.notification(u, n),
         onRestart: (u) => this.metrics.restarts.inc({ upstream: u }),
+        onClosed: (id) => {
+          this.traffic.forgetInstance(id);
+          const [upstream, key] = [id.slice(0, id.lastIndexOf("#")), id.slice(id.lastIndexOf("#") + 1)];
+          this.metrics.upstreamUp.remove({ upstream, instance: key.split(":")[0]! });
+        },
         onListed: (u) => this.metrics.refreshes.inc({ upstream: u }),
         onServerRequest: (u, request, signal) => this.traffic.serverRequest(u, request, signal),
       },
@@ -123,10 +128,12 @@ export class Gateway {
     const key = cacheKey(selection, instances);
     const cached = this.cache.get(key);
     if (cached?.unavailable.every((u) => u.reason === "conflict")) return Promise.resolve(cached);
-    let p = this.inflight.get(key);
+    // A report (no restart) and a use must not share one computation, nor may computations across a reload.
+    const flight = `${this.generation}|${restart ? "use" : "report"}|${key}`;
+    let p = this.inflight.get(flight);
     if (!p) {
-      p = this.compute(selection, instances, key, restart).finally(() => this.inflight.delete(key));
-      this.inflight.set(key, p);
+      p = this.compute(selection, instances, key, restart).finally(() => this.inflight.delete(flight));
+      this.inflight.set(flight, p);
     }
     return p;
   }
@@ -202,15 +209,17 @@ export class Gateway {
   async closeSession(session: Session): Promise<void> {
     if (!this.sessions.delete(session)) return;
     this.metrics.sessions.dec({ selection: session.selection.key });
-    for (const [id, uri] of this.traffic.forget(session)) {
-      const upstream = id.slice(0, id.lastIndexOf("#"));
-      void session
-        .connection(upstream)
-        .request("resources/unsubscribe", { uri })
-        .catch(() => {});
+    try {
+      for (const [id, uri] of this.traffic.forget(session)) {
+        // Only on a connection that is up: closing a session must not start (or resurrect) an upstream.
+        const upstream = this.pool.existing(id);
+        if (upstream?.state?.status === "ready")
+          void upstream.request("resources/unsubscribe", { uri }).catch(() => {});
+      }
+      await session.close();
+    } finally {
+      for (const [name, instance] of session.instances) this.pool.release(name, instance);
     }
-    await session.close();
-    for (const [name, instance] of session.instances) this.pool.release(name, instance);
   }
 
   async close(): Promise<void> {
@@ -228,6 +237,7 @@ export class Gateway {
    */
   async reload(catalog: Catalog): Promise<void> {
     this.current = catalog;
+    this.generation++;
     this.cache.clear();
     await this.pool.setCatalog(catalog);
     await Promise.all(
@@ -284,9 +294,12 @@ export class Gateway {
     }
     for (const group of groups.values()) {
       const first = group[0]!;
-      void this.resolve(first.selection, first.instances).then((resolution) => {
-        for (const s of group) if (this.sessions.has(s)) s.update(resolution);
-      });
+      this.resolve(first.selection, first.instances).then(
+        (resolution) => {
+          for (const s of group) if (this.sessions.has(s)) s.update(resolution);
+        },
+        (err: Error) => this.logger.warn("re-resolving sessions failed", { upstream, error: err.message }),
+      );
     }
   }
 }

@@ -65,7 +65,11 @@ export class Session {
     );
     // SDK clients ignore a cancellation of request id 0 (typescript-sdk issue 2283): start this session's
     // server→client request ids at 1 so that every one of them can be cancelled.
-    (this.server as unknown as { _requestMessageId: number })._requestMessageId = 1;
+    const internals = this.server as unknown as { _requestMessageId?: unknown };
+    if (typeof internals._requestMessageId !== "number") {
+      throw new Error("SDK internals changed: Server._requestMessageId is gone (see src/proxy/session.ts)");
+    }
+    internals._requestMessageId = 1;
     // Declaring `logging` installs a local setLevel handler that would swallow the request: forward it instead.
     this.server.removeRequestHandler("logging/setLevel");
     this.server.fallbackRequestHandler = async (request, extra) => this.handle(request, extra as Extra);
@@ -349,7 +353,6 @@ export class Session {
       extra.signal.throwIfAborted();
       return await this.connection(route.upstream).request(method, body, {
         signal: extra.signal,
-        ...(this.gateway.options.callTimeoutMs ? { timeoutMs: this.gateway.options.callTimeoutMs } : {}),
         ...(token !== undefined
           ? {
               onProgress: (p: Params) =>

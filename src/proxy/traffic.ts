@@ -28,6 +28,14 @@ export class Traffic {
     private readonly logger: Logger,
   ) {}
 
+  /** An instance is gone (closed, reaped, replaced by a reload): nothing about it is kept. */
+  forgetInstance(id: string): void {
+    this.inflight.delete(id);
+    this.subscriptions.delete(id);
+    this.levels.delete(id);
+    this.unattributed.delete(id);
+  }
+
   /** Marks a call of `session` in flight on `upstream`; returns the function that ends it. */
   begin(upstream: string, session: Session): () => void {
     const m = getOrCreate(this.inflight, upstream, () => new Map<Session, number>());
@@ -36,6 +44,7 @@ export class Traffic {
       const n = (m.get(session) ?? 1) - 1;
       if (n <= 0) m.delete(session);
       else m.set(session, n);
+      if (m.size === 0 && this.inflight.get(upstream) === m) this.inflight.delete(upstream);
     };
   }
 

@@ -6,7 +6,7 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import type { Route } from "../resolve.js";
 import { rpcError } from "./errors.js";
 
-const options = { allErrors: false, strict: false, validateFormats: false, validateSchema: false } as const;
+const options = { allErrors: true, strict: false, validateFormats: false, validateSchema: false } as const;
 const draft2020 = new Ajv2020(options);
 const draft7 = new Ajv(options);
 /** One compiled validator per definition object: definitions are replaced when an inventory is refreshed. */

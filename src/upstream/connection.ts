@@ -60,6 +60,8 @@ export interface ConnectionOptions {
   readonly variant?: Variant;
   /** For logs: which instance this is (never the credential itself). */
   readonly label?: string;
+  /** Removes configured secrets and credential values from text the upstream produced (stderr, errors). */
+  readonly redact?: (text: string) => string;
   readonly now?: () => number;
 }
 
@@ -70,8 +72,10 @@ export class UpstreamConnection {
   private refreshing: Promise<UpstreamState> | undefined;
   private current: UpstreamState | undefined;
   private closed = false;
-  /** Forwarded requests in flight on this upstream, answered off the transport. */
-  private readonly forwarder = new Forwarder();
+  /** Forwarded requests in flight on the current client, answered off its transport. */
+  private forwarder = new Forwarder();
+  /** A client still connecting: close() must be able to stop it too. */
+  private connecting: Client | undefined;
   /** Consecutive failures, the time a restart is allowed again, and since when the upstream has been up. */
   private failures = 0;
   private retryAt = 0;
@@ -129,7 +133,12 @@ export class UpstreamConnection {
     if (!this.client) return this.ensure();
     this.refreshing ??= this.listOffer()
       .then((offer) => this.setState({ status: "ready", ...offer }))
-      .catch((err) => this.setState({ status: "unavailable", reason: `tools/list failed: ${message(err)}` }))
+      .catch(async (err) => {
+        // A client that cannot list is closed before another is started in its place.
+        await this.dropClient();
+        this.failed();
+        return this.setState({ status: "unavailable", reason: `tools/list failed: ${message(err)}` });
+      })
       .finally(() => {
         this.refreshing = undefined;
       });
@@ -200,7 +209,7 @@ export class UpstreamConnection {
     const client = this.client;
     const pid = this.built?.pid() ?? null;
     this.client = undefined;
-    await client?.close().catch(() => {});
+    await Promise.all([client?.close().catch(() => {}), this.connecting?.close().catch(() => {})]);
     if (pid) await waitForExit(pid);
   }
 
@@ -214,6 +223,9 @@ export class UpstreamConnection {
   }
 
   private setState(state: UpstreamState): UpstreamState {
+    if (state.status === "unavailable" && this.options.redact) {
+      state = { status: "unavailable", reason: this.options.redact(state.reason) };
+    }
     const previous = this.current;
     this.current = Object.freeze(state);
     if (!sameState(previous, state)) this.options.hooks.onInventory?.(this.spec.name, this.current);
@@ -241,23 +253,28 @@ export class UpstreamConnection {
       client.fallbackRequestHandler = async (request, extra) =>
         (await handler(this.spec.name, request, extra.signal)) as never;
     }
+    const forwarder = new Forwarder();
     client.onclose = () => {
-      this.forwarder.failAll(new McpError(ErrorCode.ConnectionClosed, "Connection closed"));
+      forwarder.failAll(new McpError(ErrorCode.ConnectionClosed, "Connection closed"));
       if (this.client !== client) return;
       this.client = undefined;
       const tail = built.stderrTail.at(-1);
-      log.warn("upstream closed", tail ? { last_stderr: tail } : {});
+      log.warn("upstream closed", tail ? { last_stderr: this.options.redact?.(tail) ?? tail } : {});
       this.failed();
       this.setState({ status: "unavailable", reason: `connection closed${tail ? `: ${tail}` : ""}` });
     };
     try {
       log.debug("starting upstream", { transport: this.spec.transport });
       const timeout = this.spec.connectTimeoutMs;
+      this.connecting = client;
       await withTimeout(client.connect(built.transport, { timeout }), timeout, "initialize");
-      this.forwarder.attach(built.transport, client);
+      if (this.closed) throw new Error("closed while starting");
+      forwarder.attach(built.transport, client);
+      this.forwarder = forwarder;
       this.client = client;
       this.built = built;
       const offer = await withTimeout(this.listOffer(), timeout, "listing");
+      if (this.closed) throw new Error("closed while starting");
       this.upSince = this.now();
       if (this.failures > 0) hooks.onRestart?.(this.spec.name);
       log.info("upstream ready", {
@@ -268,13 +285,17 @@ export class UpstreamConnection {
       });
       return this.setState({ status: "ready", ...offer });
     } catch (err) {
+      // Forgotten before it is closed, so that its onclose does not count the failure a second time.
+      if (this.client === client) this.client = undefined;
       await client.close().catch(() => {});
+      if (this.closed) return { status: "unavailable", reason: "closed" };
       const tail = built.stderrTail.at(-1);
       const reason = `${message(err)}${tail ? ` (stderr: ${tail})` : ""}`;
-      log.warn("upstream failed to start", { reason });
-      this.client = undefined;
+      log.warn("upstream failed to start", { reason: this.options.redact?.(reason) ?? reason });
       this.failed();
       return this.setState({ status: "unavailable", reason });
+    } finally {
+      if (this.connecting === client) this.connecting = undefined;
     }
   }
 

@@ -26,6 +26,13 @@ export class Forwarder {
 
   /** Takes our answers and progress off the transport before the SDK client sees the rest. */
   attach(transport: Transport, client: Client): void {
+    const handlers = (client as unknown as { _requestHandlerAbortControllers?: unknown })
+      ._requestHandlerAbortControllers;
+    if (!(handlers instanceof Map)) {
+      throw new Error(
+        "SDK internals changed: Client._requestHandlerAbortControllers is gone (see src/upstream/forward.ts)",
+      );
+    }
     const sdk = transport.onmessage;
     transport.onmessage = (message, extra) => {
       const m = message as {
@@ -84,6 +91,8 @@ export class Forwarder {
     const answered = new Promise<Record<string, unknown>>((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
     });
+    // It may be settled (timeout, cancel, closed connection) before anyone awaits it: never an unhandled rejection.
+    answered.catch(() => {});
     const settle = (err: unknown) => {
       const p = this.pending.get(id);
       if (!p) return;
@@ -121,7 +130,14 @@ export class Forwarder {
       // Cancelled while the upstream was (re)starting: the listener above came too late to hear it.
       if (options.signal?.aborted) throw options.signal.reason ?? new Error("cancelled");
       arm();
-      await transport.send({ jsonrpc: "2.0", id, method, params: sent } as JSONRPCMessage);
+      // Not awaited: an HTTP upstream's send lasts until its answer, a full pipe until it drains; the timeout and
+      // cancellation must be able to settle the call meanwhile. A failed send fails the call.
+      transport.send({ jsonrpc: "2.0", id, method, params: sent } as JSONRPCMessage).catch((err) => {
+        const p = this.pending.get(id);
+        if (!p) return;
+        this.pending.delete(id);
+        p.reject(err);
+      });
       return await answered;
     } finally {
       this.pending.delete(id);

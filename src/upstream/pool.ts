@@ -1,6 +1,7 @@
 /** @module Every upstream's long-lived connections: one shared, plus per-credential or per-session instances. */
 import type { Inventory, UpstreamState } from "../catalog/inventory.js";
 import type { Catalog } from "../catalog/types.js";
+import { redact } from "../config/env.js";
 import type { Logger } from "../log.js";
 import { type ConnectionHooks, UpstreamConnection } from "./connection.js";
 import type { Variant } from "./transport.js";
@@ -28,6 +29,8 @@ export function instanceId(name: string, key: string): string {
 type Listener = (upstream: string, state: UpstreamState, key: string) => void;
 
 export type PoolHooks = Omit<ConnectionHooks, "onInventory" | "onNotification" | "onServerRequest"> & {
+  /** An instance was closed and forgotten (reaped, refused, replaced by a reload). */
+  onClosed?(id: string): void;
   onNotification?(
     id: string,
     notification: Parameters<NonNullable<ConnectionHooks["onNotification"]>>[1],
@@ -74,9 +77,14 @@ export class UpstreamPool {
           );
         }
       }
-      const { onNotification, onServerRequest, ...rest } = this.hooks;
+      const { onNotification, onServerRequest, onClosed: _closed, ...rest } = this.hooks;
+      const secrets = new Map(this.catalog.secrets);
+      for (const [k, v] of Object.entries({ ...instance.variant?.headers, ...instance.variant?.env })) {
+        if (v.length >= 4) secrets.set(v, `<${k}>`);
+      }
       c = new UpstreamConnection(spec, {
         ...this.options,
+        redact: (text) => redact(text, secrets),
         ...(instance.variant ? { variant: instance.variant } : {}),
         ...(instance.key !== "shared" ? { label: instance.key.split(":")[0]! } : {}),
         hooks: {
@@ -93,6 +101,16 @@ export class UpstreamPool {
       this.connections.set(id, c);
     }
     return c;
+  }
+
+  private forget(id: string): void {
+    this.connections.delete(id);
+    this.hooks.onClosed?.(id);
+  }
+
+  /** The connection of an instance id (`name#key`) if it exists; never creates one. */
+  existing(id: string): UpstreamConnection | undefined {
+    return this.connections.get(id);
   }
 
   /** A session starts using an instance; isolated instances are counted so they can be reaped. */
@@ -115,7 +133,7 @@ export class UpstreamPool {
     const close = () => {
       this.reapers.delete(id);
       if (c.users > 0 || this.connections.get(id) !== c) return;
-      this.connections.delete(id);
+      this.forget(id);
       void c.close();
     };
     if (instance.key.startsWith("session:")) close();
@@ -136,9 +154,26 @@ export class UpstreamPool {
     restart = true,
   ): Promise<Inventory> {
     const list = [...new Set(names)];
-    const states = await Promise.all(
-      list.map((n) => this.connection(n, instances.get(n) ?? SHARED).ensure(restart)),
-    );
+    // Every instance is made (or refused) before any starts: a refusal must not leave others half-made.
+    const made: string[] = [];
+    let connections: UpstreamConnection[];
+    try {
+      connections = list.map((n) => {
+        const instance = instances.get(n) ?? SHARED;
+        const id = instanceId(n, instance.key);
+        if (!this.connections.has(id)) made.push(id);
+        return this.connection(n, instance);
+      });
+    } catch (err) {
+      for (const id of made) {
+        const c = this.connections.get(id);
+        if (!c || id.endsWith("#shared") || c.users > 0) continue;
+        this.forget(id);
+        void c.close();
+      }
+      throw err;
+    }
+    const states = await Promise.all(connections.map((c) => c.ensure(restart)));
     return new Map(list.map((n, i) => [n, states[i]!]));
   }
 
@@ -168,7 +203,7 @@ export class UpstreamPool {
     for (const [id, c] of this.connections) {
       const spec = catalog.upstreams.get(c.spec.name);
       if (!spec || JSON.stringify({ ...spec, where: "" }) !== JSON.stringify({ ...c.spec, where: "" })) {
-        this.connections.delete(id);
+        this.forget(id);
         stale.push(c);
       }
     }

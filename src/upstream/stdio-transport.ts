@@ -108,9 +108,22 @@ export class LeanStdioTransport implements Transport {
         stdin.uncork();
       });
     }
-    return new Promise((resolve) => {
-      if (stdin.write(`${JSON.stringify(message)}\n`)) resolve();
-      else stdin.once("drain", () => resolve());
+    return new Promise((resolve, reject) => {
+      if (stdin.write(`${JSON.stringify(message)}\n`)) {
+        resolve();
+        return;
+      }
+      // A child that stops reading, or dies, must not leave the send pending forever.
+      const done = (err?: Error) => {
+        stdin.off("drain", onDrain);
+        stdin.off("close", onClose);
+        if (err) reject(err);
+        else resolve();
+      };
+      const onDrain = () => done();
+      const onClose = () => done(new Error("upstream closed its stdin"));
+      stdin.once("drain", onDrain);
+      stdin.once("close", onClose);
     });
   }
 

@@ -659,7 +659,7 @@ describe("through the probe", () => {
 
   // The SDK Client toolpacks keeps per upstream ignores notifications/cancelled for request id 0
   // (typescript-sdk issue 2283: `if (!params.requestId) return`), and id 0 is an upstream's first
-  // server→client request: src/upstream/connection.ts works around it.
+  // server→client request: src/upstream/forward.ts works around it.
   test("the cancellation of an upstream's first server→client request (id 0) is dropped", async () => {
     await cancelledSampling("only=fresh", false);
   });
