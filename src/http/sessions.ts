@@ -131,8 +131,27 @@ export class SessionTable {
       }
     }
     if (!entry) return { status: 404, code: -32001, message: "Session not found" };
-    if (!isRefusal(entry)) entry.session.lastSeen = Date.now();
+    if (isRefusal(entry)) return entry;
+    if (!this.sameCredentials(entry.session, req)) {
+      return {
+        status: 403,
+        code: -32000,
+        message: "Forbidden: this request's credential headers differ from its session's",
+      };
+    }
+    entry.session.lastSeen = Date.now();
     return entry;
+  }
+
+  /**
+   * A session bound to per-credential upstream instances serves only requests that carry the same credentials:
+   * a session id alone must not borrow someone's upstream credentials.
+   */
+  private sameCredentials(session: Session, req: IncomingMessage): boolean {
+    const bound = [...session.instances].filter(([, i]) => i.key.startsWith("cred:"));
+    if (!bound.length) return true;
+    const now = this.gateway.instancesFor(session.selection, req.headers);
+    return bound.every(([name, i]) => now.get(name)?.key === i.key);
   }
 
   async drop(id: string): Promise<void> {

@@ -337,6 +337,24 @@ toolsets:
     >;
     expect(seenA["x-api-key"]).toBe("key-of-alice");
     expect(seenB["x-api-key"]).toBe("key-of-bob");
+    // A session id alone does not carry Alice's credential to someone sending another one.
+    const sid = (a.transport as unknown as { sessionId: string }).sessionId;
+    const borrowed = await fetch(served.url(), {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-session-id": sid,
+        "x-api-key": "key-of-mallory",
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 99,
+        method: "tools/call",
+        params: { name: "whoami", arguments: {} },
+      }),
+    });
+    expect(borrowed.status).toBe(403);
     const other = (await a.callTool({ name: "o_whoami", arguments: {} })).structuredContent as Record<
       string,
       unknown
