@@ -11,3 +11,8 @@ export function catalogOrExit(files: string[]): Catalog {
   process.stderr.write(`${result.errors.length} error(s)\n`);
   process.exit(1);
 }
+
+/** `--no-toolsets-tool`, or `TOOLPACKS_TOOLSETS_TOOL=0`: whether list_server_toolsets is offered. */
+export function toolsetsToolOn(flag: boolean): boolean {
+  return flag && process.env.TOOLPACKS_TOOLSETS_TOOL !== "0";
+}

@@ -10,6 +10,7 @@ import { serveStdio } from "../stdio.js";
 import { killUnadopted } from "../upstream/prespawn.js";
 import { closeAgent } from "../upstream/transport.js";
 import { VERSION } from "../version.js";
+import { toolsetsToolOn } from "./common.js";
 import type { ServeOptions } from "./serve.js";
 
 export async function runServe(files: string[], opts: ServeOptions, catalog: Catalog): Promise<void> {
@@ -17,7 +18,7 @@ export async function runServe(files: string[], opts: ServeOptions, catalog: Cat
     level: opts.logLevel,
     ...(opts.logFormat ? { format: opts.logFormat } : {}),
   });
-  const toolsetsTool = opts.toolsetsTool && process.env.TOOLPACKS_TOOLSETS_TOOL !== "0";
+  const toolsetsTool = toolsetsToolOn(opts.toolsetsTool);
   const name = opts.name ?? catalog.name;
   const gateway = new Gateway(catalog, {
     name,

@@ -6,7 +6,7 @@ import type { Figure, ToolsetsReport } from "../report.js";
 import { everythingSelection, listFigure, toolsetFigures, toolsetsReport } from "../report.js";
 import { type Resolution, resolve, resolveWithRefresh } from "../resolve.js";
 import { select } from "../selection.js";
-import { catalogOrExit } from "./common.js";
+import { catalogOrExit, toolsetsToolOn } from "./common.js";
 import { finish, withLive } from "./live.js";
 
 export function toolsetsTable(catalog: Catalog, report: ToolsetsReport): string {
@@ -120,7 +120,7 @@ export function registerToolsets(program: Command): void {
           );
           return;
         }
-        const toolsetsTool = opts.toolsetsTool && process.env.TOOLPACKS_TOOLSETS_TOOL !== "0";
+        const toolsetsTool = toolsetsToolOn(opts.toolsetsTool);
         const extra = (r: Resolution) =>
           toolsetsTool && !r.tool.has(TOOLSETS_TOOL) ? [toolsetsToolDef] : [];
         const { report, live } = await withLive(catalog, async ({ pool, inventory }) => {

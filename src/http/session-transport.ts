@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage, MessageExtraInfo, RequestId } from "@modelcontextprotocol/sdk/types.js";
 import type { FastExtra } from "../proxy/extra.js";
+import { sendRpcError } from "./replies.js";
 
 /** One POST that carried requests: answered as plain JSON unless something must be streamed before the answer. */
 interface PendingPost {
@@ -74,17 +75,8 @@ export class HttpSessionTransport implements Transport {
     }
     const taken = ids.find((id) => this.pending.has(id));
     if (taken !== undefined) {
-      res.writeHead(400, this.headers({ "content-type": "application/json" }));
-      res.end(
-        JSON.stringify({
-          jsonrpc: "2.0",
-          id: null,
-          error: {
-            code: -32600,
-            message: `Invalid Request: request id ${JSON.stringify(taken)} is still in use in this session`,
-          },
-        }),
-      );
+      const message = `Invalid Request: request id ${JSON.stringify(taken)} is still in use in this session`;
+      sendRpcError(res, 400, -32600, message, this.headers({}));
       return;
     }
     const init = messages.find((m) => (m as { method?: string }).method === "initialize") as
@@ -164,14 +156,7 @@ export class HttpSessionTransport implements Transport {
 
   handleGet(res: ServerResponse): void {
     if (this.stream) {
-      res.writeHead(409, { "content-type": "application/json" });
-      res.end(
-        JSON.stringify({
-          jsonrpc: "2.0",
-          id: null,
-          error: { code: -32000, message: "Conflict: a GET stream is already open for this session" },
-        }),
-      );
+      sendRpcError(res, 409, -32000, "Conflict: a GET stream is already open for this session");
       return;
     }
     res.writeHead(200, this.headers(SSE_HEADERS));
