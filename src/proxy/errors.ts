@@ -11,18 +11,19 @@ export function rpcError(code: number, message: string, data?: unknown): Error {
 
 const PREFIX = /^MCP error -?\d+: /;
 
-/** An error from an upstream call, ready to re-throw downstream: upstream errors verbatim, local ones named. */
+/**
+ * An error from a forwarded request, ready to re-throw to the other side: the peer's own errors verbatim,
+ * local ones (timeout, closed connection) naming who they were waiting for: `upstream NAME`, or `the client`.
+ */
 export function upstreamError(err: unknown, upstream: string): Error {
+  const who = upstream === "client" ? "the client" : `upstream ${upstream}`;
   if (err instanceof McpError) {
     const message = err.message.replace(PREFIX, "");
     if (err.code === ErrorCode.RequestTimeout || err.code === ErrorCode.ConnectionClosed) {
-      return rpcError(err.code, `upstream ${upstream}: ${message}`, err.data);
+      return rpcError(err.code, `${who}: ${message}`, err.data);
     }
     return rpcError(err.code, message, err.data);
   }
   const message = err instanceof Error ? err.message : String(err);
-  return rpcError(
-    ErrorCode.InternalError,
-    message.startsWith(`upstream ${upstream}`) ? message : `upstream ${upstream}: ${message}`,
-  );
+  return rpcError(ErrorCode.InternalError, message.startsWith(who) ? message : `${who}: ${message}`);
 }
