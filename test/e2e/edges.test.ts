@@ -3,6 +3,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, test } from "vitest";
 import { FIXTURE, httpClient, ROOT, type Served, serve, tempDir } from "../helpers/proc.js";
+import { initializeRequest } from "../helpers/wire.js";
 
 const tmp = tempDir();
 const cleanups: (() => Promise<unknown>)[] = [];
@@ -12,15 +13,12 @@ afterEach(async () => {
 afterAll(() => tmp.cleanup());
 
 const HEADERS = { "content-type": "application/json", accept: "application/json, text/event-stream" };
-const INIT = {
-  jsonrpc: "2.0",
-  id: 0,
-  method: "initialize",
-  params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "edge", version: "1" } },
-};
-
 async function session(served: Served): Promise<Record<string, string>> {
-  const r = await fetch(served.url(), { method: "POST", headers: HEADERS, body: JSON.stringify(INIT) });
+  const r = await fetch(served.url(), {
+    method: "POST",
+    headers: HEADERS,
+    body: JSON.stringify(initializeRequest()),
+  });
   await r.text();
   return {
     ...HEADERS,

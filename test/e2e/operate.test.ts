@@ -1,6 +1,7 @@
 /** Stateless serving and structured logs, against the real CLI. */
 import { afterAll, describe, expect, test } from "vitest";
 import { FIXTURE, serve, tempDir } from "../helpers/proc.js";
+import { initializeRequest } from "../helpers/wire.js";
 
 const tmp = tempDir();
 afterAll(() => tmp.cleanup());
@@ -19,16 +20,7 @@ describe("stateless mode", () => {
       const init = await fetch(s.url(), {
         method: "POST",
         headers,
-        body: JSON.stringify({
-          jsonrpc: "2.0",
-          id: 1,
-          method: "initialize",
-          params: {
-            protocolVersion: "2025-11-25",
-            capabilities: {},
-            clientInfo: { name: "x", version: "1" },
-          },
-        }),
+        body: JSON.stringify(initializeRequest(1)),
       });
       expect(init.status).toBe(200);
       expect(init.headers.get("mcp-session-id")).toBeNull();
@@ -62,16 +54,7 @@ describe("logs", () => {
       const init = await fetch(s.url(), {
         method: "POST",
         headers,
-        body: JSON.stringify({
-          jsonrpc: "2.0",
-          id: 1,
-          method: "initialize",
-          params: {
-            protocolVersion: "2025-11-25",
-            capabilities: {},
-            clientInfo: { name: "x", version: "1" },
-          },
-        }),
+        body: JSON.stringify(initializeRequest(1)),
       });
       const sid = init.headers.get("mcp-session-id")!;
       await fetch(s.url(), {
