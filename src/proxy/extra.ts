@@ -11,7 +11,7 @@ import type {
   ServerRequest,
 } from "@modelcontextprotocol/sdk/types.js";
 
-type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 /** What a transport's fast path hands a session with a request it did not give to the SDK Server. */
 export interface FastExtra {

@@ -1,16 +1,15 @@
 /** @module The serving core shared by HTTP, stdio and embedding: catalog, upstream pool, resolutions, sessions. */
-
-import { createHash } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
 import type { ServerCapabilities } from "@modelcontextprotocol/sdk/types.js";
 import type { UpstreamState } from "../catalog/inventory.js";
-import type { Catalog, Upstream } from "../catalog/types.js";
-import type { Logger, Logger as LoggerT } from "../log.js";
+import type { Catalog } from "../catalog/types.js";
+import type { Logger } from "../log.js";
 import { Metrics } from "../metrics.js";
 import { everythingSelection, type ToolsetsReport, toolsetsReport } from "../report.js";
 import { type Resolution, resolve, resolveWithRefresh } from "../resolve.js";
 import { type Selection, type SelectResult, select } from "../selection.js";
 import { type Instance, instanceId, SHARED, UpstreamPool } from "../upstream/pool.js";
+import { cacheKey, instancesOf } from "./instances.js";
 import { Session } from "./session.js";
 import { TOOLSETS_TOOL, toolsetsToolDef } from "./toolsets-tool.js";
 import { Traffic } from "./traffic.js";
@@ -70,7 +69,7 @@ export class Gateway {
     });
   }
 
-  get logger(): LoggerT {
+  get logger(): Logger {
     return this.options.logger;
   }
 
@@ -102,17 +101,7 @@ export class Gateway {
     headers: IncomingHttpHeaders = {},
     sessionId?: string,
   ): Map<string, Instance> {
-    const out = new Map<string, Instance>();
-    for (const name of this.upstreamsOf(selection)) {
-      const spec = this.catalog.upstreams.get(name);
-      if (!spec) continue;
-      const variant = credentialsOf(spec, headers);
-      // A report (no session) lists a per-session upstream through its shared instance.
-      if (spec.isolation === "per-session" && sessionId) {
-        out.set(name, { key: `session:${sessionId}`, ...(variant ? { variant } : {}) });
-      } else if (variant) out.set(name, { key: `cred:${digest(variant)}`, variant });
-    }
-    return out;
+    return instancesOf(this.catalog, this.upstreamsOf(selection), headers, sessionId);
   }
 
   /**
@@ -302,32 +291,4 @@ export class Gateway {
       );
     }
   }
-}
-
-function cacheKey(selection: Selection, instances: ReadonlyMap<string, Instance>): string {
-  if (!instances.size) return selection.key;
-  return `${selection.key}|${[...instances].map(([u, i]) => `${u}=${i.key}`).join(",")}`;
-}
-
-/** The credentials a client's headers carry for an upstream, or undefined when it forwards none. */
-function credentialsOf(spec: Upstream, headers: IncomingHttpHeaders): Instance["variant"] | undefined {
-  const pick = (h: string) => {
-    const v = headers[h];
-    return Array.isArray(v) ? v.join(", ") : v;
-  };
-  if (spec.transport === "http") {
-    const found = spec.forwardHeaders
-      .map((h) => [h, pick(h)] as const)
-      .filter(([, v]) => v !== undefined && v !== "");
-    return found.length ? { headers: Object.fromEntries(found) as Record<string, string> } : undefined;
-  }
-  const found = Object.entries(spec.headerEnv)
-    .map(([h, env]) => [env, pick(h)] as const)
-    .filter(([, v]) => v !== undefined && v !== "");
-  return found.length ? { env: Object.fromEntries(found) as Record<string, string> } : undefined;
-}
-
-function digest(variant: NonNullable<Instance["variant"]>): string {
-  const entries = Object.entries({ ...variant.headers, ...variant.env }).sort(([a], [b]) => (a < b ? -1 : 1));
-  return createHash("sha256").update(JSON.stringify(entries)).digest("hex").slice(0, 16);
 }

@@ -1,6 +1,5 @@
 /** @module One client session: an SDK Server built from a resolution, forwarding every kind of traffic. */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import {
   ErrorCode,
   type JSONRPCMessage,
@@ -20,15 +19,14 @@ import type { Selection } from "../selection.js";
 import type { UpstreamConnection } from "../upstream/connection.js";
 import { type Instance, instanceId, SHARED } from "../upstream/pool.js";
 import { rpcError, upstreamError } from "./errors.js";
-import { type FastExtra, fastExtra, missingCapability, requestIdOf } from "./extra.js";
+import { type Extra, type FastExtra, fastExtra, missingCapability } from "./extra.js";
 import type { Gateway } from "./gateway.js";
 import { HandleStore, INSPECT_TOOL } from "./handles.js";
 import { type Lists, listsOf, offersInspect } from "./lists.js";
+import { observeCall, outcomeOf } from "./observe.js";
 import { TOOLSETS_TOOL, toolsetsToolResult } from "./toolsets-tool.js";
 import { LOG_LEVELS } from "./traffic.js";
 import { checkArguments } from "./validate.js";
-
-type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 type Params = Record<string, unknown>;
 
@@ -233,21 +231,10 @@ export class Session {
       outcome = result.isError === true ? "tool_error" : "ok";
       return this.handles.capture(route, result);
     } catch (err) {
-      const code = (err as { code?: number }).code;
-      outcome = extra.signal.aborted ? "cancelled" : code === ErrorCode.RequestTimeout ? "timeout" : "error";
+      outcome = outcomeOf(err, extra.signal);
       throw err;
     } finally {
-      const seconds = (performance.now() - started) / 1000;
-      const { metrics, logger } = this.gateway;
-      metrics.recordCall(route.toolsets[0] ?? "", route.name, route.upstream, outcome, seconds);
-      logger.debug("call", {
-        request_id: requestIdOf(extra),
-        session: extra.sessionId,
-        tool: route.name,
-        upstream: route.upstream,
-        outcome,
-        ms: Math.round(seconds * 10_000) / 10,
-      });
+      observeCall(this.gateway, route, extra, outcome, started);
     }
   }
 
