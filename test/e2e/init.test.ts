@@ -3,7 +3,7 @@ import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, test } from "vitest";
-import { CLI, FIXTURE, ROOT, stdioClient, tempDir, toolNames } from "../helpers/proc.js";
+import { CLI, FIXTURE, ROOT, type Run, runCli, stdioClient, tempDir, toolNames } from "../helpers/proc.js";
 
 const tmp = tempDir();
 const children: ChildProcess[] = [];
@@ -12,37 +12,7 @@ afterAll(() => {
   tmp.cleanup();
 });
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs `toolpacks ARGS` to completion. */
-function toolpacks(
-  args: string[],
-  options: { cwd?: string; env?: Record<string, string | undefined> } = {},
-): Promise<Run> {
-  const env: Record<string, string | undefined> = { ...process.env, ...options.env };
-  for (const [k, v] of Object.entries(env)) if (v === undefined) delete env[k];
-  return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, [CLI, ...args], {
-      cwd: options.cwd ?? ROOT,
-      env,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    proc.stdout.on("data", (c: Buffer) => {
-      stdout += c.toString();
-    });
-    proc.stderr.on("data", (c: Buffer) => {
-      stderr += c.toString();
-    });
-    proc.once("error", reject);
-    proc.once("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const toolpacks = runCli;
 
 const SCHEMA = "# yaml-language-server: $schema=./node_modules/toolpacks/schema/packs.schema.json";
 const GITHUB_SECRET = "ghp_e2eSecretValue0123456789abcdefghij";

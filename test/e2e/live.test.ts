@@ -1,34 +1,12 @@
 /** `toolsets --live` and `check --live`: the real CLI against real fixture upstreams. */
-import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { afterAll, describe, expect, test } from "vitest";
-import { alive, CLI, FIXTURE, ROOT, serve, tempDir } from "../helpers/proc.js";
+import { alive, FIXTURE, runCli, serve, tempDir } from "../helpers/proc.js";
 
 const tmp = tempDir();
 afterAll(() => tmp.cleanup());
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs the CLI to its end, stdout and stderr piped (not a terminal). */
-function cli(args: string[]): Promise<Run> {
-  return new Promise((ok, fail) => {
-    const proc = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    proc.stdout.on("data", (c: Buffer) => {
-      stdout += c.toString();
-    });
-    proc.stderr.on("data", (c: Buffer) => {
-      stderr += c.toString();
-    });
-    proc.once("error", fail);
-    proc.once("close", (code) => ok({ code, stdout, stderr }));
-  });
-}
+const cli = (args: string[]) => runCli(args);
 
 /** `file:line:col` of the first occurrence of `needle` in a config file (1-based, as the CLI reports it). */
 function position(file: string, needle: string): string {

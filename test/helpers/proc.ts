@@ -140,3 +140,35 @@ export function alive(pid: number): boolean {
 }
 
 export const toolNames = async (c: Client) => (await c.listTools()).tools.map((t) => t.name);
+
+export interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `toolpacks ARGS` to its end, stdout and stderr piped (not a terminal); `undefined` env values unset. */
+export function runCli(
+  args: string[],
+  options: { cwd?: string; env?: Record<string, string | undefined> } = {},
+): Promise<Run> {
+  const env: Record<string, string | undefined> = { ...process.env, ...options.env };
+  for (const [k, v] of Object.entries(env)) if (v === undefined) delete env[k];
+  return new Promise((resolve, reject) => {
+    const proc = spawn(process.execPath, [CLI, ...args], {
+      cwd: options.cwd ?? ROOT,
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    proc.stdout!.on("data", (c: Buffer) => {
+      stdout += c.toString();
+    });
+    proc.stderr!.on("data", (c: Buffer) => {
+      stderr += c.toString();
+    });
+    proc.once("error", reject);
+    proc.once("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
