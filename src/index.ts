@@ -55,6 +55,7 @@ export function createToolpacks(catalog: Catalog, options: ToolpacksOptions = {}
     ...(options.ignoreQueryKeys ? { ignoreKeys: options.ignoreQueryKeys } : {}),
     toolsetsTool: options.toolsetsTool ?? true,
     logger,
+    capture: options.stateless !== true,
   });
   const handlerOptions: Partial<HandlerOptions> = {};
   for (const key of Object.keys(defaultHandlerOptions) as (keyof HandlerOptions)[]) {

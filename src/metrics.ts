@@ -1,5 +1,9 @@
 /** @module Prometheus metrics (prom-client), one registry per gateway so an embedding app can keep its own. */
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import { getOrCreate } from "./maps.js";
+
+/** Selections with a `toolpacks_sessions` series of their own; the rest are reported as "other". */
+export const MAX_SELECTION_SERIES = 50;
 
 export type Outcome = "ok" | "tool_error" | "error" | "timeout" | "cancelled";
 
@@ -20,13 +24,13 @@ export class Metrics {
   });
   readonly sessions = new Gauge({
     name: "toolpacks_sessions",
-    help: "Open sessions by selection (the canonical list of requested toolsets).",
+    help: `Open sessions by selection (the canonical list of requested toolsets); past ${MAX_SELECTION_SERIES} selections, the rest count as "other".`,
     labelNames: ["selection"] as const,
     registers: [this.registry],
   });
   readonly upstreamUp = new Gauge({
     name: "toolpacks_upstream_up",
-    help: "1 when an upstream instance is ready, 0 when it is down.",
+    help: "Ready instances of an upstream, by kind of instance (instance: shared, credential, session); 0 when none is.",
     labelNames: ["upstream", "instance"] as const,
     registers: [this.registry],
   });
@@ -48,6 +52,66 @@ export class Metrics {
     labelNames: ["toolset", "reason"] as const,
     registers: [this.registry],
   });
+
+  readonly untied = new Counter({
+    name: "toolpacks_untied_messages_total",
+    help: "Log lines (kind log), requests (kind request) and other notifications a shared or per-credential upstream instance sent tied to no call: not delivered to any client.",
+    labelNames: ["upstream", "kind"] as const,
+    registers: [this.registry],
+  });
+
+  /** Open sessions per selection, and the selections that have a series of their own. */
+  private readonly open = new Map<string, number>();
+  private readonly labelled = new Set<string>();
+  /** Ready instances: upstream → kind → instance ids. */
+  private readonly ready = new Map<string, Map<string, Set<string>>>();
+
+  /** A selection keeps the label its first open session got until its last one closes. */
+  private selectionLabel(selection: string): string {
+    if (this.labelled.has(selection)) return selection;
+    if (!this.open.has(selection) && this.labelled.size < MAX_SELECTION_SERIES) {
+      this.labelled.add(selection);
+      return selection;
+    }
+    return "other";
+  }
+
+  sessionOpened(selection: string): void {
+    const label = this.selectionLabel(selection);
+    this.open.set(selection, (this.open.get(selection) ?? 0) + 1);
+    this.sessions.inc({ selection: label });
+  }
+
+  sessionClosed(selection: string): void {
+    const n = (this.open.get(selection) ?? 1) - 1;
+    const label = this.labelled.has(selection) ? selection : "other";
+    this.sessions.dec({ selection: label });
+    if (n > 0) {
+      this.open.set(selection, n);
+      return;
+    }
+    this.open.delete(selection);
+    if (label !== "other") {
+      this.labelled.delete(selection);
+      this.sessions.remove({ selection });
+    }
+  }
+
+  instanceState(upstream: string, kind: string, id: string, up: boolean): void {
+    const byKind = getOrCreate(this.ready, upstream, () => new Map<string, Set<string>>());
+    const ids = getOrCreate(byKind, kind, () => new Set<string>());
+    if (up) ids.add(id);
+    else ids.delete(id);
+    this.upstreamUp.set({ upstream, instance: kind }, ids.size);
+  }
+
+  instanceGone(upstream: string, kind: string, id: string): void {
+    const ids = this.ready.get(upstream)?.get(kind);
+    if (!ids) return;
+    ids.delete(id);
+    if (ids.size === 0 && kind !== "shared") this.upstreamUp.remove({ upstream, instance: kind });
+    else this.upstreamUp.set({ upstream, instance: kind }, ids.size);
+  }
 
   private readonly callChildren = new Map<
     string,

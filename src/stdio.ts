@@ -1,4 +1,5 @@
 /** @module Serving one session over stdio, for clients that launch the proxy: stdout carries the protocol only. */
+import { randomUUID } from "node:crypto";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { Gateway } from "./proxy/gateway.js";
 
@@ -8,16 +9,15 @@ export async function serveStdio(gateway: Gateway, selectionQuery: string): Prom
   const parsed = gateway.select(selectionQuery);
   if (!parsed.ok) throw new Error(`bad --toolsets selection: ${parsed.error}`);
   const { selection } = parsed;
-  const instances = gateway.instancesFor(selection, {}, "stdio");
-  const resolution = await gateway.resolve(selection, instances);
-  const session = gateway.openSession(selection, resolution, instances);
+  const session = await gateway.open(selection, {}, randomUUID(), "stdio");
   const transport = new StdioServerTransport();
   const ended = new Promise<void>((resolve) => {
     process.stdin.once("end", resolve);
     process.stdin.once("close", resolve);
     transport.onclose = () => resolve();
   });
-  await session.server.connect(transport);
+  await session.connect(transport);
+  const resolution = session.resolution;
   log.info("serving over stdio", {
     active: resolution.active,
     tools: resolution.tools.length,

@@ -4,6 +4,7 @@ import type { Inventory } from "../catalog/inventory.js";
 import type { Catalog, Member, Upstream } from "../catalog/types.js";
 import { everythingSelection } from "../report.js";
 import { resolve } from "../resolve.js";
+import { sharedRef } from "../upstream/instance.js";
 import { catalogOrExit } from "./common.js";
 import { finish, keysOf, memberMatches, withLive } from "./live.js";
 
@@ -148,7 +149,7 @@ export function registerCheck(program: Command): void {
         const stale = [...new Set(first.missing.map((m) => m.member.upstream))];
         if (!stale.length) return first;
         const fresh = new Map(inventory);
-        for (const u of stale) fresh.set(u, await pool.refresh(u));
+        for (const u of stale) fresh.set(u, await pool.refresh(sharedRef(u)));
         return driftOf(catalog, fresh);
       });
       const { text, fail } = driftReport(drift, catalog.upstreams.size, opts.allowMissing === true);

@@ -11,7 +11,7 @@ import { killUnadopted } from "../upstream/prespawn.js";
 import { closeAgent } from "../upstream/transport.js";
 import { VERSION } from "../version.js";
 import { toolsetsToolOn } from "./common.js";
-import type { ServeOptions } from "./serve.js";
+import type { ServeOptions } from "./serve-options.js";
 
 export async function runServe(files: string[], opts: ServeOptions, catalog: Catalog): Promise<void> {
   const logger = createLogger({
@@ -27,12 +27,14 @@ export async function runServe(files: string[], opts: ServeOptions, catalog: Cat
     ignoreKeys: opts.ignoreQueryKey,
     toolsetsTool,
     logger,
+    // A stateless session lasts one request: a captured value would be gone before the client could use it.
+    capture: opts.stateless !== true,
   });
   const stopReload = reloadOn(gateway, files, logger, opts.watch === true);
   if (opts.transport !== "stdio") {
     // Warm what a bare URL gets (its upstreams were spawned already): the first session finds it ready.
     const warm = gateway.select("");
-    if (warm.ok) void gateway.resolve(warm.selection).catch(() => {});
+    if (warm.ok) void gateway.resolve(warm.selection, new Map()).catch(() => {});
   }
   let stopping: Promise<void> | undefined;
   const stop = (closeServer: () => Promise<void>) => {

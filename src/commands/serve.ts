@@ -1,31 +1,12 @@
 /** @module `toolpacks serve`: HTTP or stdio, with reload and graceful shutdown. */
 import { type Command, Option } from "commander";
 import type { Catalog } from "../catalog/types.js";
-import type { Level } from "../log.js";
 import { select } from "../selection.js";
+import { usesInstanceValues } from "../upstream/instance-dirs.js";
 import { prespawn } from "../upstream/prespawn.js";
 import { spawnSpecOf } from "../upstream/spawn-spec.js";
 import { catalogOrExit } from "./common.js";
-
-export interface ServeOptions {
-  transport: "streamable-http" | "stdio";
-  host: string;
-  port: string;
-  path: string;
-  toolsets?: string;
-  ignoreQueryKey: string[];
-  toolsetsTool: boolean;
-  name?: string;
-  sessionIdleTimeout: string;
-  maxBodyBytes: string;
-  logLevel: Level;
-  allowedHost: string[];
-  watch?: boolean;
-  sessionSecret?: string;
-  stateless?: boolean;
-  allowedOrigin: string[];
-  logFormat?: "json" | "text";
-}
+import type { ServeOptions } from "./serve-options.js";
 
 export function registerServe(program: Command): void {
   program
@@ -149,7 +130,7 @@ function prespawnDefaults(catalog: Catalog, opts: ServeOptions): void {
     picked.selection.active.flatMap((t) => catalog.toolset.get(t)?.upstreams ?? []),
   )) {
     const up = catalog.upstreams.get(name);
-    if (up?.transport !== "stdio" || up.isolation !== "shared") continue;
+    if (up?.transport !== "stdio" || up.isolation !== "shared" || usesInstanceValues(up)) continue;
     prespawn(name, spawnSpecOf(up));
   }
 }

@@ -6,6 +6,7 @@ import type { Figure, ToolsetsReport } from "../report.js";
 import { everythingSelection, listFigure, toolsetFigures, toolsetsReport } from "../report.js";
 import { type Resolution, resolve, resolveWithRefresh } from "../resolve.js";
 import { select } from "../selection.js";
+import { sharedRef } from "../upstream/instance.js";
 import { catalogOrExit, toolsetsToolOn } from "./common.js";
 import { finish, withLive } from "./live.js";
 
@@ -128,7 +129,7 @@ export function registerToolsets(program: Command): void {
             catalog,
             selection,
             inventory,
-            (u) => pool.refresh(u),
+            (u) => pool.refresh(sharedRef(u)),
           );
           const everything = resolve(catalog, everythingSelection(catalog), fresh);
           const live: LiveCost = {

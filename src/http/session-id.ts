@@ -1,4 +1,8 @@
-/** @module Session ids that carry their session: signed (HMAC-SHA256) so any replica with the secret can rebuild it. */
+/**
+ * @module Session ids that carry their session: signed (HMAC-SHA256) so any replica with the secret can rebuild
+ * it. An id has exactly one accepted spelling (strict base64url without padding, exactly three segments), so an
+ * ended id stays ended however it is respelled.
+ */
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 
 /** What a replica needs to rebuild a session it has never seen. */
@@ -10,27 +14,41 @@ export interface SessionSeed {
   /** The client's capabilities and info, as sent in initialize. */
   readonly c: Record<string, unknown>;
   readonly i: { name: string; version: string };
+  /** The digest of the credential values the session is bound to. */
+  readonly b: string;
 }
 
 const PREFIX = "tp1.";
+const MAX_ID = 8192;
+/** Canonical base64url: no padding, and the last character carries no stray bits (checked by re-encoding). */
+const SHAPE = /^tp1\.([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]{43})$/;
 const b64 = (b: Buffer | string) => Buffer.from(b).toString("base64url");
 
 export function signSessionId(seed: SessionSeed, secret: string): string {
-  const body = b64(JSON.stringify({ ...seed, n: randomBytes(9).toString("base64url") }));
+  const body = b64(JSON.stringify({ ...seed, n: randomBytes(12).toString("base64url") }));
   return `${PREFIX}${body}.${b64(createHmac("sha256", secret).update(body).digest())}`;
 }
 
-/** The seed of a valid id, or undefined for anything forged, altered or malformed. */
+function canonical(text: string): Buffer | undefined {
+  const bytes = Buffer.from(text, "base64url");
+  return b64(bytes) === text ? bytes : undefined;
+}
+
+/** The seed of a valid id, or undefined for anything forged, altered, respelled or malformed. */
 export function verifySessionId(id: string, secret: string): SessionSeed | undefined {
-  if (!id.startsWith(PREFIX) || id.length > 8192) return undefined;
-  const [body, mac] = id.slice(PREFIX.length).split(".");
-  if (!body || !mac) return undefined;
+  if (id.length > MAX_ID) return undefined;
+  const m = SHAPE.exec(id);
+  if (!m) return undefined;
+  const [, body, mac] = m as unknown as [string, string, string];
+  const given = canonical(mac);
+  const payload = canonical(body);
+  if (!given || !payload) return undefined;
   const expected = createHmac("sha256", secret).update(body).digest();
-  const given = Buffer.from(mac, "base64url");
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
   try {
-    const seed = JSON.parse(Buffer.from(body, "base64url").toString("utf8")) as SessionSeed;
-    if (typeof seed.q !== "string" || typeof seed.v !== "string") return undefined;
+    const seed = JSON.parse(payload.toString("utf8")) as SessionSeed;
+    if (typeof seed.q !== "string" || typeof seed.v !== "string" || typeof seed.b !== "string")
+      return undefined;
     return seed;
   } catch {
     return undefined;

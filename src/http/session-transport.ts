@@ -2,7 +2,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage, MessageExtraInfo, RequestId } from "@modelcontextprotocol/sdk/types.js";
-import type { FastExtra } from "../proxy/extra.js";
 import { sendRpcError } from "./replies.js";
 
 /** One POST that carried requests: answered as plain JSON unless something must be streamed before the answer. */
@@ -36,12 +35,8 @@ export class HttpSessionTransport implements Transport {
   private initId: RequestId | undefined;
   /** Called after a failed initialize was answered. */
   oninitializefailed?: () => void;
-  /**
-   * Handles a lone request without the SDK Server when it can (tools/call): returns the result's promise, or
-   * undefined to let the Server have it. Related messages go out through `notify`, on this request's stream.
-   */
-  fastPath?: (message: JSONRPCMessage, extra: FastExtra) => Promise<unknown> | undefined;
-  private readonly fast = new Map<RequestId, AbortController>();
+  /** Called once the transport has closed (after `onclose`, which belongs to the session). */
+  onclosed?: () => void;
   /** Answers to requests the proxy made up itself (a replayed initialize), kept off the wire. */
   private readonly internal = new Map<RequestId, (message: JSONRPCMessage) => void>();
 
@@ -67,10 +62,7 @@ export class HttpSessionTransport implements Transport {
     const ids = messages.filter((m) => "method" in m && "id" in m).map((m) => (m as { id: RequestId }).id);
     if (ids.length === 0) {
       res.writeHead(202, this.headers({})).end();
-      for (const m of messages) {
-        this.cancelFast(m);
-        this.onmessage?.(m, { requestInfo });
-      }
+      for (const m of messages) this.onmessage?.(m, { requestInfo });
       return;
     }
     const taken = ids.find((id) => this.pending.has(id));
@@ -91,67 +83,27 @@ export class HttpSessionTransport implements Transport {
       // A dropped connection is not a cancellation: the answers are simply not delivered.
       for (const id of post.waiting) if (this.pending.get(id) === post) this.pending.delete(id);
     });
-    const only =
-      messages.length === 1
-        ? (messages[0] as { id?: RequestId; method?: string; params?: unknown })
-        : undefined;
-    if (only?.id !== undefined && only.method && this.fastPath) {
-      const id = only.id;
-      const controller = new AbortController();
-      const notify = (n: JSONRPCMessage) => this.send(n, { relatedRequestId: id });
-      const handled = this.fastPath(only as JSONRPCMessage, {
-        sessionId: this.sessionId,
-        signal: controller.signal,
-        requestInfo,
-        notify,
-      });
-      if (handled) {
-        this.fast.set(id, controller);
-        handled.then(
-          (result) => this.settleFast(id, controller, { jsonrpc: "2.0", id, result } as JSONRPCMessage),
-          (err: { code?: unknown; message?: string; data?: unknown }) =>
-            this.settleFast(id, controller, {
-              jsonrpc: "2.0",
-              id,
-              error: {
-                code: Number.isSafeInteger(err?.code) ? (err.code as number) : -32603,
-                message: err?.message ?? "Internal error",
-                ...(err?.data !== undefined ? { data: err.data } : {}),
-              },
-            } as JSONRPCMessage),
-        );
-        return;
-      }
-    }
-    for (const m of messages) {
-      this.cancelFast(m);
-      this.onmessage?.(m, { requestInfo });
-    }
+    for (const m of messages) this.onmessage?.(m, { requestInfo });
   }
 
-  /** Answers a request the fast path handled; a cancelled one gets no answer (as the SDK does), and its POST ends. */
-  private settleFast(id: RequestId, controller: AbortController, answer: JSONRPCMessage): void {
-    this.fast.delete(id);
-    if (!controller.signal.aborted) {
-      void this.send(answer);
-      return;
-    }
+  /** A request that gets no answer (the client cancelled it): its POST ends once nothing else waits on it. */
+  abandon(id: RequestId): void {
     const post = this.pending.get(id);
     if (!post) return;
     this.pending.delete(id);
     post.waiting.delete(id);
-    if (post.waiting.size === 0 && !post.done) {
-      post.done = true;
-      if (!post.res.headersSent) post.res.writeHead(202, this.headers({}));
+    if (post.waiting.size > 0 || post.done) return;
+    post.done = true;
+    if (post.sse) {
       post.res.end();
+      return;
     }
-  }
-
-  /** A client's notifications/cancelled for a request on the fast path (the SDK Server never saw that request). */
-  private cancelFast(m: JSONRPCMessage): void {
-    const n = m as { method?: string; params?: { requestId?: RequestId; reason?: unknown } };
-    if (n.method !== "notifications/cancelled" || n.params?.requestId === undefined) return;
-    this.fast.get(n.params.requestId)?.abort(n.params.reason ?? "cancelled");
+    if (post.responses.length) {
+      this.answerNow(post);
+      return;
+    }
+    if (!post.res.headersSent) post.res.writeHead(202, this.headers({}));
+    post.res.end();
   }
 
   handleGet(res: ServerResponse): void {
@@ -221,8 +173,6 @@ export class HttpSessionTransport implements Transport {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    for (const c of this.fast.values()) c.abort("session closed");
-    this.fast.clear();
     // A request still waiting gets an error, not a silent end: the client would wait for its own timeout.
     for (const post of new Set(this.pending.values())) {
       for (const id of [...post.waiting]) {
@@ -243,6 +193,7 @@ export class HttpSessionTransport implements Transport {
     this.stream?.end();
     this.stream = undefined;
     this.onclose?.();
+    this.onclosed?.();
   }
 
   private upgrade(post: PendingPost): void {
@@ -267,6 +218,10 @@ export class HttpSessionTransport implements Transport {
     post.responses.push(message);
     if (post.waiting.size > 0) return;
     post.done = true;
+    this.answerNow(post);
+  }
+
+  private answerNow(post: PendingPost): void {
     const body = JSON.stringify(post.batch ? post.responses : post.responses[0]);
     post.res.writeHead(200, this.headers({ "content-type": "application/json" }));
     post.res.end(body);

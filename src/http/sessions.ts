@@ -1,8 +1,9 @@
-/** @module The session table: open, find (or rebuild from a signed id), expire and close HTTP sessions. */
+/** @module The session table: open, find (or rebuild from a signed id), bind, expire and close HTTP sessions. */
 import { createHash, randomUUID } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
 import type { Gateway } from "../proxy/gateway.js";
+import { bindingOf, credentialsOf } from "../proxy/instances.js";
 import type { Session } from "../proxy/session.js";
 import { TooManyInstances } from "../upstream/pool.js";
 import { type SessionSeed, signSessionId, verifySessionId } from "./session-id.js";
@@ -11,6 +12,8 @@ import { HttpSessionTransport } from "./session-transport.js";
 export interface Entry {
   readonly session: Session;
   readonly transport: HttpSessionTransport;
+  /** The digest of the credential values the session was opened with: every request must carry the same. */
+  readonly binding: string;
 }
 
 /** Why a session could not be opened or found: an HTTP status and a JSON-RPC error. */
@@ -30,6 +33,13 @@ export interface TableOptions {
 export function isRefusal(x: Entry | Refusal): x is Refusal {
   return "status" in x;
 }
+
+/** A session id is a bearer of its session: logs show a short digest of it, never the id. */
+export function sessionDigest(id: string): string {
+  return createHash("sha256").update(id).digest("hex").slice(0, 12);
+}
+
+const ENDED_REMEMBERED = 10_000;
 
 export class SessionTable {
   private readonly entries = new Map<string, Entry>();
@@ -69,12 +79,13 @@ export class SessionTable {
     const selected = this.gateway.select(query);
     if (!selected.ok) return { status: 400, code: -32602, message: `Bad selection: ${selected.error}` };
     const { selection } = selected;
-    const id = init.id ?? this.newId(query, init.seed ?? {});
+    const credentials = credentialsOf(this.gateway.catalog, this.gateway.upstreamsOf(selection), req.headers);
+    const binding = bindingOf(credentials);
+    const id = init.id ?? this.newId(query, init.seed ?? {}, binding);
+    const digest = sessionDigest(id);
     let session: Session;
     try {
-      const instances = this.gateway.instancesFor(selection, req.headers, id);
-      const resolution = await this.gateway.resolve(selection, instances);
-      session = this.gateway.openSession(selection, resolution, instances);
+      session = await this.gateway.open(selection, req.headers, id, digest);
     } catch (err) {
       if (!(err instanceof TooManyInstances)) throw err;
       return {
@@ -85,21 +96,21 @@ export class SessionTable {
       };
     }
     const transport = new HttpSessionTransport(id, !init.stateless);
-    const entry = { session, transport };
-    transport.onclose = () => {
+    const entry: Entry = { session, transport, binding };
+    transport.onclosed = () => {
       if (this.entries.get(id)?.transport === transport) this.entries.delete(id);
+      void this.gateway.closeSession(session);
     };
-    transport.fastPath = (message, fx) => session.fastCall(message, fx);
     transport.oninitializefailed = () => {
-      this.gateway.logger.warn("initialize failed; session closed", { session: short(id) });
+      this.gateway.logger.warn("initialize failed; session closed", { session: digest });
       void this.drop(id);
     };
-    await session.server.connect(transport);
+    await session.connect(transport);
     if (init.params) await transport.replayInitialize(init.params);
     if (!init.stateless) this.entries.set(id, entry);
     const r = session.resolution;
     this.gateway.logger[init.stateless ? "debug" : "info"](init.id ? "session rebuilt" : "session opened", {
-      session: init.stateless ? undefined : short(id),
+      session: init.stateless ? undefined : digest,
       active: r.active,
       tools: r.tools.length,
       ...(selection.unknown.length ? { unknown: selection.unknown } : {}),
@@ -108,7 +119,11 @@ export class SessionTable {
     return entry;
   }
 
-  /** The session a request names: known here, or rebuilt from a signed id; 400/404 otherwise. */
+  /**
+   * The session a request names: known here, or rebuilt from a signed id; 400/404 otherwise. A session serves
+   * only requests that carry exactly the credential values it was opened with (POST, GET and DELETE alike):
+   * a session id alone never lends someone's upstream instance, or their credentials, to another request.
+   */
   async find(req: IncomingMessage): Promise<Entry | Refusal> {
     const id = req.headers["mcp-session-id"];
     if (typeof id !== "string" || !id) {
@@ -121,47 +136,47 @@ export class SessionTable {
     let entry: Entry | Refusal | undefined = this.entries.get(id);
     if (!entry && this.options.sessionSecret && !this.ended.has(id)) {
       const seed = verifySessionId(id, this.options.sessionSecret);
-      if (seed) {
+      if (seed && seed.b === this.bindingOfRequest(seed.q, req)) {
         let p = this.rebuilding.get(id);
         if (!p) {
           p = this.rebuild(req, id, seed).finally(() => this.rebuilding.delete(id));
           this.rebuilding.set(id, p);
         }
         entry = await p;
-      }
+      } else if (seed) return this.forbidden();
     }
     if (!entry) return { status: 404, code: -32001, message: "Session not found" };
     if (isRefusal(entry)) return entry;
-    if (!this.sameCredentials(entry.session, req)) {
-      return {
-        status: 403,
-        code: -32000,
-        message: "Forbidden: this request's credential headers differ from its session's",
-      };
-    }
-    entry.session.lastSeen = Date.now();
+    if (entry.binding !== this.bindingOfRequest(undefined, req, entry.session)) return this.forbidden();
+    entry.session.lastSeen = this.gateway.now();
     return entry;
   }
 
-  /**
-   * A session bound to per-credential upstream instances serves only requests that carry the same credentials:
-   * a session id alone must not borrow someone's upstream credentials.
-   */
-  private sameCredentials(session: Session, req: IncomingMessage): boolean {
-    const bound = [...session.instances].filter(([, i]) => i.key.startsWith("cred:"));
-    if (!bound.length) return true;
-    const now = this.gateway.instancesFor(session.selection, req.headers);
-    return bound.every(([name, i]) => now.get(name)?.key === i.key);
+  private forbidden(): Refusal {
+    return {
+      status: 403,
+      code: -32000,
+      message: "Forbidden: this request's credential headers differ from those its session was opened with",
+    };
+  }
+
+  /** The binding digest of a request, for the upstreams of a session (or of a query's selection). */
+  private bindingOfRequest(query: string | undefined, req: IncomingMessage, session?: Session): string {
+    let upstreams: string[] = [];
+    if (session) upstreams = this.gateway.upstreamsOf(session.selection);
+    else {
+      const selected = this.gateway.select(query ?? "");
+      if (selected.ok) upstreams = this.gateway.upstreamsOf(selected.selection);
+    }
+    return bindingOf(credentialsOf(this.gateway.catalog, upstreams, req.headers));
   }
 
   async drop(id: string): Promise<void> {
     const e = this.entries.get(id);
     if (!e) return;
     this.entries.delete(id);
-    if (this.options.sessionSecret) {
-      this.ended.add(id);
-      if (this.ended.size > 10_000) this.ended.delete(this.ended.values().next().value as string);
-    }
+    this.ended.add(id);
+    if (this.ended.size > ENDED_REMEMBERED) this.ended.delete(this.ended.values().next().value as string);
     await this.gateway.closeSession(e.session);
   }
 
@@ -170,7 +185,7 @@ export class SessionTable {
     await Promise.all([...this.entries.keys()].map((id) => this.drop(id)));
   }
 
-  private newId(query: string, params: Record<string, unknown>): string {
+  private newId(query: string, params: Record<string, unknown>, binding: string): string {
     if (!this.options.sessionSecret) return randomUUID();
     const requested = String(params.protocolVersion ?? "");
     const seed: SessionSeed = {
@@ -178,6 +193,7 @@ export class SessionTable {
       v: SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_PROTOCOL_VERSION,
       c: (params.capabilities as Record<string, unknown>) ?? {},
       i: (params.clientInfo as SessionSeed["i"]) ?? { name: "unknown", version: "0" },
+      b: binding,
     };
     return signSessionId(seed, this.options.sessionSecret);
   }
@@ -190,17 +206,12 @@ export class SessionTable {
   }
 
   private expire(): void {
-    const cutoff = Date.now() - this.options.sessionIdleMs;
+    const cutoff = this.gateway.now() - this.options.sessionIdleMs;
     for (const [id, e] of this.entries) {
       if (e.session.lastSeen < cutoff && !e.transport.streaming) {
-        this.gateway.logger.info("session expired", { session: short(id) });
+        this.gateway.logger.info("session expired", { session: e.session.digest });
         void this.drop(id);
       }
     }
   }
-}
-
-/** A session id is a bearer of its session: logs show a short digest of it, never the id. */
-function short(id: string): string {
-  return createHash("sha256").update(id).digest("hex").slice(0, 12);
 }

@@ -1,15 +1,19 @@
 /** @module The serving core shared by HTTP, stdio and embedding: catalog, upstream pool, resolutions, sessions. */
 import type { IncomingHttpHeaders } from "node:http";
-import type { ServerCapabilities } from "@modelcontextprotocol/sdk/types.js";
+import { withoutCapture } from "../catalog/capture-off.js";
 import type { UpstreamState } from "../catalog/inventory.js";
-import type { Catalog } from "../catalog/types.js";
+import type { Catalog, Upstream } from "../catalog/types.js";
 import type { Logger } from "../log.js";
 import { Metrics } from "../metrics.js";
 import { everythingSelection, type ToolsetsReport, toolsetsReport } from "../report.js";
 import { type Resolution, resolve, resolveWithRefresh } from "../resolve.js";
 import { type Selection, type SelectResult, select } from "../selection.js";
-import { type Instance, instanceId, SHARED, UpstreamPool } from "../upstream/pool.js";
-import { cacheKey, instancesOf } from "./instances.js";
+import { type InstanceRef, refLabel, sharedRef } from "../upstream/instance.js";
+import { UpstreamPool } from "../upstream/pool.js";
+import type { SessionHost, UpstreamLink } from "./host.js";
+import { cacheKey, credentialsOf, refsOf } from "./instances.js";
+import { placeAfterReload } from "./reload-sessions.js";
+import { ResolutionCache } from "./resolution-cache.js";
 import { Session } from "./session.js";
 import { TOOLSETS_TOOL, toolsetsToolDef } from "./toolsets-tool.js";
 import { Traffic } from "./traffic.js";
@@ -23,50 +27,52 @@ export interface GatewayOptions {
   /** Offer list_server_toolsets (default true). */
   readonly toolsetsTool: boolean;
   readonly logger: Logger;
+  /** Sessions keep captured values (false when each lasts one request and no shared store exists). */
+  readonly capture?: boolean;
+  readonly now?: () => number;
 }
 
-export class Gateway {
+export class Gateway implements SessionHost {
   readonly pool: UpstreamPool;
-  private readonly cache = new Map<string, Resolution>();
-  private readonly inflight = new Map<string, Promise<Resolution>>();
   readonly sessions = new Set<Session>();
   readonly traffic: Traffic;
   readonly metrics = new Metrics();
+  readonly serverInfo: { name: string; version: string };
+  readonly capture: boolean;
+  private readonly cache = new ResolutionCache();
   private current: Catalog;
-  /** Bumped by every reload. */
-  private generation = 0;
 
   constructor(
     catalog: Catalog,
     readonly options: GatewayOptions,
   ) {
-    this.current = catalog;
-    this.traffic = new Traffic(
-      (id) => [...this.sessions].filter((s) => s.resolution.upstreams.some((u) => s.instanceId(u) === id)),
-      options.logger,
-    );
+    this.capture = options.capture ?? true;
+    this.current = this.capture ? catalog : withoutCapture(catalog);
+    this.serverInfo = { name: options.name, version: options.version };
+    this.traffic = new Traffic({
+      users: (ref) => this.users(ref),
+      upstream: (name) => this.catalog.upstreams.get(name),
+      logger: options.logger,
+      untied: (upstream, kind) => this.metrics.untied.inc({ upstream, kind }),
+    });
     this.pool = new UpstreamPool(
-      catalog,
+      this.current,
       { clientName: options.name, clientVersion: options.version, logger: options.logger },
       {
-        onNotification: (u, n) => this.traffic.notification(u, n),
+        onNotification: (ref, n) => this.traffic.notification(ref, n as never),
+        onServerRequest: (ref, request, signal) => this.traffic.serverRequest(ref, request as never, signal),
         onRestart: (u) => this.metrics.restarts.inc({ upstream: u }),
-        onClosed: (id) => {
-          this.traffic.forgetInstance(id);
-          const [upstream, key] = [id.slice(0, id.lastIndexOf("#")), id.slice(id.lastIndexOf("#") + 1)];
-          this.metrics.upstreamUp.remove({ upstream, instance: key.split(":")[0]! });
-        },
         onListed: (u) => this.metrics.refreshes.inc({ upstream: u }),
-        onServerRequest: (u, request, signal) => this.traffic.serverRequest(u, request, signal),
+        onClosed: (ref) => {
+          this.traffic.forgetInstance(ref);
+          this.metrics.instanceGone(ref.upstream, ref.kind, ref.id);
+        },
+        onChange: (ref, state) => {
+          this.metrics.instanceState(ref.upstream, ref.kind, ref.id, state.status === "ready");
+          this.upstreamChanged(ref, state);
+        },
       },
     );
-    this.pool.onChange((upstream, state, key) => {
-      this.metrics.upstreamUp.set(
-        { upstream, instance: key.split(":")[0]! },
-        state.status === "ready" ? 1 : 0,
-      );
-      this.upstreamChanged(upstream, state, key);
-    });
   }
 
   get logger(): Logger {
@@ -76,6 +82,22 @@ export class Gateway {
   /** The catalog new sessions get; a reload swaps it in one step. */
   get catalog(): Catalog {
     return this.current;
+  }
+
+  get stateMaxBytes(): number {
+    return this.current.stateMaxBytes;
+  }
+
+  now(): number {
+    return (this.options.now ?? Date.now)();
+  }
+
+  link(ref: InstanceRef): UpstreamLink {
+    return this.pool.connection(ref);
+  }
+
+  upstream(name: string): Upstream | undefined {
+    return this.current.upstreams.get(name);
   }
 
   select(query: string): SelectResult {
@@ -92,72 +114,96 @@ export class Gateway {
     return [...new Set(selection.active.flatMap((n) => this.catalog.toolset.get(n)?.upstreams ?? []))];
   }
 
-  /**
-   * Which connection of each upstream a session uses: the shared one, one per distinct forwarded credential
-   * (`forward_headers`, `header_env`), or its own (`isolation: per-session`).
-   */
-  instancesFor(
-    selection: Selection,
-    headers: IncomingHttpHeaders = {},
-    sessionId?: string,
-  ): Map<string, Instance> {
-    return instancesOf(this.catalog, this.upstreamsOf(selection), headers, sessionId);
+  /** The sessions that use an instance. */
+  private users(ref: InstanceRef): Session[] {
+    const out: Session[] = [];
+    for (const s of this.sessions) if (s.refs.get(ref.upstream)?.id === ref.id) out.push(s);
+    return out;
   }
 
   /**
-   * The shared resolution of a selection: starts the upstreams it needs (only those), applies the gate, and
-   * caches the result. A cached resolution with a pack not enabled is recomputed (the upstream may be back).
-   * With `restart: false` (a report), an upstream that failed is shown as down instead of being restarted.
+   * The resolution of a selection through these instances: starts the upstreams it needs (only those), applies
+   * the gate, and caches the result. With `restart: false` (a report), an upstream that failed is shown as down.
    */
-  resolve(
+  resolve(selection: Selection, refs: ReadonlyMap<string, InstanceRef>, restart = true): Promise<Resolution> {
+    const key = cacheKey(selection.key, refs);
+    const keep = ![...refs.values()].some((r) => r.kind === "session");
+    return this.cache.get(key, restart, () => this.compute(selection, refs, restart), keep);
+  }
+
+  private async compute(
     selection: Selection,
-    instances: ReadonlyMap<string, Instance> = new Map(),
-    restart = true,
+    refs: ReadonlyMap<string, InstanceRef>,
+    restart: boolean,
   ): Promise<Resolution> {
-    const key = cacheKey(selection, instances);
-    const cached = this.cache.get(key);
-    if (cached?.unavailable.every((u) => u.reason === "conflict")) return Promise.resolve(cached);
-    // A report (no restart) and a use must not share one computation, nor may computations across a reload.
-    const flight = `${this.generation}|${restart ? "use" : "report"}|${key}`;
-    let p = this.inflight.get(flight);
-    if (!p) {
-      p = this.compute(selection, instances, key, restart).finally(() => this.inflight.delete(flight));
-      this.inflight.set(flight, p);
-    }
-    return p;
-  }
-
-  /** What a session advertises: tools always; prompts, resources, completions, logging as its upstreams offer. */
-  capabilitiesOf(resolution: Resolution, instances: ReadonlyMap<string, Instance>): ServerCapabilities {
-    const caps = resolution.upstreams.map(
-      (u) => this.pool.connection(u, instances.get(u) ?? SHARED).capabilities ?? {},
+    const catalog = this.catalog;
+    const inventory = await this.pool.ensure(this.upstreamsOf(selection), refs, restart);
+    const { resolution } = await resolveWithRefresh(catalog, selection, inventory, (u) =>
+      this.pool.refresh(refs.get(u) ?? sharedRef(u)),
     );
-    const any = (f: (c: ServerCapabilities) => unknown) => caps.some((c) => !!f(c));
-    return {
-      tools: { listChanged: true },
-      ...(any((c) => c.prompts) ? { prompts: { listChanged: true } } : {}),
-      ...(any((c) => c.resources)
-        ? {
-            resources: {
-              listChanged: true,
-              ...(any((c) => c.resources?.subscribe) ? { subscribe: true } : {}),
-            },
-          }
-        : {}),
-      ...(any((c) => c.completions) ? { completions: {} } : {}),
-      ...(any((c) => c.logging) ? { logging: {} } : {}),
-    };
+    for (const u of resolution.unavailable) {
+      this.metrics.refusals.inc({ toolset: u.name, reason: u.reason });
+      this.logger.debug("toolset not enabled", { toolset: u.name, reason: u.reason, detail: u.detail });
+    }
+    return resolution;
   }
 
-  /** GET /toolsets: what a connection with these headers and this selection would get. Not a use: no restarts. */
-  async reportFor(selection: Selection, headers: IncomingHttpHeaders = {}): Promise<ToolsetsReport> {
-    const instances = this.instancesFor(selection, headers);
-    for (const [name, instance] of instances) this.pool.acquire(name, instance);
+  /**
+   * Opens a session: its instances (shared, per credential, or its own), its resolution, its bookkeeping.
+   * Throws TooManyInstances when an isolated instance cannot be had.
+   */
+  async open(
+    selection: Selection,
+    headers: IncomingHttpHeaders,
+    sessionKey: string,
+    digest: string,
+  ): Promise<Session> {
+    const upstreams = this.upstreamsOf(selection);
+    const refs = refsOf(this.catalog, upstreams, headers, sessionKey);
+    const acquired: InstanceRef[] = [];
     try {
-      return this.report(selection, await this.resolve(selection, instances, false));
-    } finally {
-      for (const [name, instance] of instances) this.pool.release(name, instance);
+      for (const ref of refs.values()) {
+        this.pool.acquire(ref);
+        acquired.push(ref);
+      }
+      const resolution = await this.resolve(selection, refs);
+      const credentials = credentialsOf(this.catalog, upstreams, headers);
+      const session = new Session(this, { selection, resolution, refs, digest, sessionKey, credentials });
+      this.sessions.add(session);
+      this.metrics.sessionOpened(selection.key);
+      return session;
+    } catch (err) {
+      for (const ref of acquired) this.pool.release(ref);
+      throw err;
     }
+  }
+
+  async closeSession(session: Session): Promise<void> {
+    if (!this.sessions.delete(session)) return;
+    this.metrics.sessionClosed(session.selection.key);
+    try {
+      for (const [ref, uri] of this.traffic.forget(session)) {
+        // Only on a connection that is up: closing a session must not start (or resurrect) an upstream.
+        const upstream = this.pool.existing(ref);
+        if (upstream?.state?.status === "ready")
+          void upstream.request("resources/unsubscribe", { uri }).catch(() => {});
+      }
+      await session.close();
+    } finally {
+      for (const ref of session.refs.values()) this.pool.release(ref);
+    }
+  }
+
+  /**
+   * GET /toolsets: what a connection with these headers would get. Not a use: nothing restarts, and no
+   * per-credential or per-session instance is started or reserved (one that already runs is read).
+   */
+  async reportFor(selection: Selection, headers: IncomingHttpHeaders = {}): Promise<ToolsetsReport> {
+    const refs = new Map<string, InstanceRef>();
+    for (const [name, ref] of refsOf(this.catalog, this.upstreamsOf(selection), headers)) {
+      refs.set(name, ref.kind === "shared" || this.pool.existing(ref) ? ref : sharedRef(name));
+    }
+    return this.report(selection, await this.resolve(selection, refs, false));
   }
 
   report(selection: Selection, resolution: Resolution): ToolsetsReport {
@@ -170,45 +216,16 @@ export class Gateway {
     );
   }
 
-  /**
-   * Every toolset resolved against what the shared upstream instances have already listed: the figures of the
-   * toolsets a selection leaves out. Pure; starts nothing (an opt-in toolset's server stays unstarted, and its
-   * toolsets have no figure until something uses it).
-   */
+  /** Every toolset resolved against what the shared instances have listed already: pure, starts nothing. */
   private everything(): Resolution {
     const known = new Map<string, UpstreamState>();
-    for (const i of this.pool.instances()) {
-      if (i.state && i.id === instanceId(i.name, SHARED.key)) known.set(i.name, i.state);
-    }
+    for (const i of this.pool.instances())
+      if (i.state && i.ref.kind === "shared") known.set(i.ref.upstream, i.state);
     return resolve(this.catalog, everythingSelection(this.catalog), known);
   }
 
-  openSession(
-    selection: Selection,
-    resolution: Resolution,
-    instances: ReadonlyMap<string, Instance> = new Map(),
-  ): Session {
-    for (const [name, instance] of instances) this.pool.acquire(name, instance);
-    const session = new Session(this, selection, resolution, instances);
-    this.sessions.add(session);
-    this.metrics.sessions.inc({ selection: selection.key });
-    return session;
-  }
-
-  async closeSession(session: Session): Promise<void> {
-    if (!this.sessions.delete(session)) return;
-    this.metrics.sessions.dec({ selection: session.selection.key });
-    try {
-      for (const [id, uri] of this.traffic.forget(session)) {
-        // Only on a connection that is up: closing a session must not start (or resurrect) an upstream.
-        const upstream = this.pool.existing(id);
-        if (upstream?.state?.status === "ready")
-          void upstream.request("resources/unsubscribe", { uri }).catch(() => {});
-      }
-      await session.close();
-    } finally {
-      for (const [name, instance] of session.instances) this.pool.release(name, instance);
-    }
+  offersToolsetsTool(resolution: Resolution): boolean {
+    return this.options.toolsetsTool && !resolution.tool.has(TOOLSETS_TOOL);
   }
 
   async close(): Promise<void> {
@@ -216,78 +233,52 @@ export class Gateway {
     await this.pool.close();
   }
 
-  offersToolsetsTool(resolution: Resolution): boolean {
-    return this.options.toolsetsTool && !resolution.tool.has(TOOLSETS_TOOL);
-  }
-
   /**
-   * Swaps in a new catalog (already validated): new sessions get it at once; live sessions keep their selection,
-   * are resolved again against it and told if what they see changed.
+   * Swaps in a new catalog (already validated): new sessions get it at once; live sessions keep their selection
+   * and are placed on the instances the new config gives them (or ended when it cannot say), resolved again,
+   * and told if what they see changed.
    */
   async reload(catalog: Catalog): Promise<void> {
-    this.current = catalog;
-    this.generation++;
+    this.current = this.capture ? catalog : withoutCapture(catalog);
     this.cache.clear();
-    await this.pool.setCatalog(catalog);
-    await Promise.all(
-      [...this.sessions].map(async (s) => {
-        const resolution = await this.resolve(s.selection, s.instances);
-        if (this.sessions.has(s)) s.update(resolution);
-      }),
-    );
+    await this.pool.setCatalog(this.current);
+    await Promise.all([...this.sessions].map((s) => placeAfterReload(this, s)));
   }
 
-  private async compute(
-    selection: Selection,
-    instances: ReadonlyMap<string, Instance>,
-    key: string,
-    restart: boolean,
-  ): Promise<Resolution> {
-    const catalog = this.catalog;
-    const inventory = await this.pool.ensure(this.upstreamsOf(selection), instances, restart);
-    const { resolution } = await resolveWithRefresh(catalog, selection, inventory, (u) =>
-      this.pool.refresh(u, instances.get(u) ?? SHARED),
-    );
-    for (const u of resolution.unavailable) {
-      this.metrics.refusals.inc({ toolset: u.name, reason: u.reason });
-      this.options.logger.warn("toolset not enabled", {
-        toolset: u.name,
-        reason: u.reason,
-        missing: u.missing,
-        detail: u.detail,
-      });
+  /** Called by placeAfterReload: the refs a live session should use now (undefined: it cannot be told). */
+  refsAfterReload(session: Session): Map<string, InstanceRef> | undefined {
+    const upstreams = this.upstreamsOf(session.selection);
+    const { names, values } = session.credentials;
+    for (const u of upstreams) {
+      const spec = this.catalog.upstreams.get(u);
+      if (!spec) continue;
+      const wanted = spec.transport === "http" ? spec.forwardHeaders : Object.keys(spec.headerEnv);
+      if (wanted.some((h) => !names.includes(h))) return undefined;
     }
-    if (selection.unknown.length)
-      this.options.logger.warn("unknown toolset names", { unknown: selection.unknown });
-    if (catalog === this.catalog) this.cache.set(key, resolution);
-    return resolution;
+    return refsOf(this.catalog, upstreams, values, session.sessionKey);
   }
 
-  /**
-   * An upstream's lists or availability changed: drop cached resolutions that involve it. Live sessions on that
-   * instance are re-resolved with their fixed selection when it lists again; a session whose upstream went down
-   * keeps its tools (the next call restarts the upstream, or fails naming it).
-   */
-  private upstreamChanged(upstream: string, state: UpstreamState, key: string): void {
-    for (const [k, r] of this.cache) {
-      if (r.requested.some((n) => this.catalog.toolset.get(n)?.upstreams.includes(upstream)))
-        this.cache.delete(k);
-    }
+  /** An instance's lists or availability changed: cached resolutions through it go; its sessions resolve again. */
+  private upstreamChanged(ref: InstanceRef, state: UpstreamState): void {
+    this.cache.dropUpstream(ref.upstream, (name) => this.catalog.toolset.get(name)?.upstreams ?? []);
     if (state.status !== "ready") return;
-    const id = instanceId(upstream, key);
     const groups = new Map<string, Session[]>();
-    for (const s of this.sessions) {
-      if (!this.upstreamsOf(s.selection).includes(upstream) || s.instanceId(upstream) !== id) continue;
-      const k = cacheKey(s.selection, s.instances);
+    for (const s of this.users(ref)) {
+      const k = cacheKey(s.selection.key, s.refs);
       groups.set(k, [...(groups.get(k) ?? []), s]);
     }
     for (const group of groups.values()) {
       const first = group[0]!;
-      this.resolve(first.selection, first.instances).then(
+      this.resolve(first.selection, first.refs).then(
         (resolution) => {
           for (const s of group) if (this.sessions.has(s)) s.update(resolution);
         },
-        (err: Error) => this.logger.warn("re-resolving sessions failed", { upstream, error: err.message }),
+        (err: Error) =>
+          this.logger.warn("re-resolving sessions failed", {
+            upstream: ref.upstream,
+            instance: refLabel(ref),
+            error: err.message,
+          }),
       );
     }
   }

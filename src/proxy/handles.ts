@@ -67,12 +67,18 @@ export class HandleStore {
     const note =
       `[toolpacks: this result is ${bytes} bytes, kept out of your context as ${handle}. ` +
       `Pass "${handle}" as an argument to any tool to use the whole value; call ${INSPECT_TOOL} to read parts of it.]`;
+    // Only text and structured content are kept behind the handle: images, audio, resource links and embedded
+    // resources reach the client as they came, beside it.
+    const rest = Array.isArray(result.content)
+      ? (result.content as { type?: string }[]).filter((c) => c.type !== "text")
+      : [];
     return {
       content: [
         {
           type: "text",
           text: `${preview}${preview.length < (text || structuredJson).length ? "…" : ""}\n\n${note}`,
         },
+        ...rest,
       ],
       _meta: { ...(result._meta as object | undefined), "toolpacks/handle": { handle, bytes } },
     };

@@ -1,59 +1,111 @@
-/** @module Which upstream instance a session uses: shared, per forwarded credential, or its own. */
-import { createHash } from "node:crypto";
+/**
+ * @module Which upstream instance a session uses, from the catalog and the credential headers its request
+ * carries: the shared one, one per distinct credential values (`forward_headers`, `header_env`), or its own
+ * (`isolation: per-session`). Also what a session is bound to: the exact credential values it was opened with.
+ */
 import type { IncomingHttpHeaders } from "node:http";
 import type { Catalog, Upstream } from "../catalog/types.js";
-import type { Selection } from "../selection.js";
-import type { Instance } from "../upstream/pool.js";
+import {
+  credentialRef,
+  type InstanceRef,
+  sessionRef,
+  sharedRef,
+  type Variant,
+  valuesDigest,
+} from "../upstream/instance.js";
+
+/** The credential headers a client sent for some upstreams: names asked for, and the values present. */
+export interface Credentials {
+  /** Every header name those upstreams read credentials from (lower case). */
+  readonly names: readonly string[];
+  readonly values: Readonly<Record<string, string>>;
+}
+
+function pick(
+  headers: IncomingHttpHeaders | Readonly<Record<string, string>>,
+  name: string,
+): string | undefined {
+  const v = headers[name];
+  const s = Array.isArray(v) ? v.join(", ") : v;
+  return s === undefined || s === "" ? undefined : s;
+}
+
+/** The header names an upstream reads credentials from. */
+export function credentialNames(spec: Upstream): string[] {
+  return spec.transport === "http" ? [...spec.forwardHeaders] : Object.keys(spec.headerEnv);
+}
+
+/** What the client's headers carry for an upstream, or undefined when it forwards none. */
+export function variantOf(
+  spec: Upstream,
+  headers: IncomingHttpHeaders | Readonly<Record<string, string>>,
+): Variant | undefined {
+  const found: [string, string][] = [];
+  if (spec.transport === "http") {
+    for (const h of spec.forwardHeaders) {
+      const v = pick(headers, h);
+      if (v !== undefined) found.push([h, v]);
+    }
+    return found.length ? { headers: Object.fromEntries(found) } : undefined;
+  }
+  for (const [h, env] of Object.entries(spec.headerEnv)) {
+    const v = pick(headers, h);
+    if (v !== undefined) found.push([env, v]);
+  }
+  return found.length ? { env: Object.fromEntries(found) } : undefined;
+}
 
 /**
- * For each upstream of a session: its own instance (`isolation: per-session`), one per distinct credential
- * (`forward_headers`, `header_env`), or none listed (the shared one). A report (no session id) lists a
- * per-session upstream through its shared instance.
+ * For each upstream: its own instance when per-session (given a session key), one per distinct credential
+ * values, else the shared one. Without a session key (a report), a per-session upstream is read through the
+ * instance its credentials would give, else the shared one.
  */
-export function instancesOf(
+export function refsOf(
   catalog: Catalog,
   upstreams: readonly string[],
-  headers: IncomingHttpHeaders,
-  sessionId: string | undefined,
-): Map<string, Instance> {
-  const out = new Map<string, Instance>();
+  headers: IncomingHttpHeaders | Readonly<Record<string, string>>,
+  sessionKey?: string,
+): Map<string, InstanceRef> {
+  const out = new Map<string, InstanceRef>();
   for (const name of upstreams) {
     const spec = catalog.upstreams.get(name);
     if (!spec) continue;
-    const variant = credentialsOf(spec, headers);
-    if (spec.isolation === "per-session" && sessionId) {
-      out.set(name, { key: `session:${sessionId}`, ...(variant ? { variant } : {}) });
-    } else if (variant) out.set(name, { key: `cred:${digest(variant)}`, variant });
+    const variant = variantOf(spec, headers);
+    if (spec.isolation === "per-session" && sessionKey !== undefined)
+      out.set(name, sessionRef(name, sessionKey, variant));
+    else if (variant) out.set(name, credentialRef(name, variant));
+    else out.set(name, sharedRef(name));
   }
   return out;
 }
 
-/** Resolutions are shared by selection and by the non-shared instances they were computed against. */
-export function cacheKey(selection: Selection, instances: ReadonlyMap<string, Instance>): string {
-  if (!instances.size) return selection.key;
-  return `${selection.key}|${[...instances].map(([u, i]) => `${u}=${i.key}`).join(",")}`;
-}
-
-/** The credentials a client's headers carry for an upstream, or undefined when it forwards none. */
-export function credentialsOf(spec: Upstream, headers: IncomingHttpHeaders): Instance["variant"] | undefined {
-  const pick = (h: string) => {
-    const v = headers[h];
-    return Array.isArray(v) ? v.join(", ") : v;
-  };
-  if (spec.transport === "http") {
-    const found = spec.forwardHeaders
-      .map((h) => [h, pick(h)] as const)
-      .filter(([, v]) => v !== undefined && v !== "");
-    return found.length ? { headers: Object.fromEntries(found) as Record<string, string> } : undefined;
+/** The credential headers of these upstreams in a request: kept by a session so a reload can place it again. */
+export function credentialsOf(
+  catalog: Catalog,
+  upstreams: readonly string[],
+  headers: IncomingHttpHeaders | Readonly<Record<string, string>>,
+): Credentials {
+  const names = new Set<string>();
+  for (const u of upstreams) {
+    const spec = catalog.upstreams.get(u);
+    if (spec) for (const h of credentialNames(spec)) names.add(h);
   }
-  const found = Object.entries(spec.headerEnv)
-    .map(([h, env]) => [env, pick(h)] as const)
-    .filter(([, v]) => v !== undefined && v !== "");
-  return found.length ? { env: Object.fromEntries(found) as Record<string, string> } : undefined;
+  const values: Record<string, string> = {};
+  for (const h of names) {
+    const v = pick(headers, h);
+    if (v !== undefined) values[h] = v;
+  }
+  return { names: [...names].sort(), values };
 }
 
-/** A short digest of credential values: instance keys and logs carry it, never the values. */
-function digest(variant: NonNullable<Instance["variant"]>): string {
-  const entries = Object.entries({ ...variant.headers, ...variant.env }).sort(([a], [b]) => (a < b ? -1 : 1));
-  return createHash("sha256").update(JSON.stringify(entries)).digest("hex").slice(0, 16);
+/** A digest of exactly the credential values a request carries: a session serves only requests that match. */
+export function bindingOf(credentials: Credentials): string {
+  return valuesDigest(credentials.values);
+}
+
+/** Resolutions are shared by selection and by the instances they were computed against. */
+export function cacheKey(selectionKey: string, refs: ReadonlyMap<string, InstanceRef>): string {
+  let key = selectionKey;
+  for (const ref of refs.values()) if (ref.kind !== "shared") key += `|${ref.id}`;
+  return key;
 }

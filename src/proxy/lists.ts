@@ -10,17 +10,20 @@ export interface Lists {
   readonly templates: { readonly resourceTemplates: readonly unknown[] };
 }
 
-const cache = new WeakMap<Resolution, Lists>();
-const cacheWithTool = new WeakMap<Resolution, Lists>();
+/** One cache per combination of the two flags. */
+const caches = [0, 1, 2, 3].map(() => new WeakMap<Resolution, Lists>());
 
-/** `withToolsetsTool`: append list_server_toolsets (only when no upstream tool of that name is exposed). */
-export function listsOf(resolution: Resolution, withToolsetsTool: boolean): Lists {
-  const store = withToolsetsTool ? cacheWithTool : cache;
+/**
+ * `withToolsetsTool`: append list_server_toolsets (only when no upstream tool of that name is exposed);
+ * `capture`: sessions keep captured values, so inspect_state is offered where capture applies.
+ */
+export function listsOf(resolution: Resolution, withToolsetsTool: boolean, capture = true): Lists {
+  const store = caches[(withToolsetsTool ? 1 : 0) + (capture ? 2 : 0)]!;
   let lists = store.get(resolution);
   if (!lists) {
     const tools = resolution.tools.map((r) => r.definition);
     if (withToolsetsTool) tools.push(toolsetsToolDef);
-    if (offersInspect(resolution)) tools.push(inspectToolDef);
+    if (capture && offersInspect(resolution)) tools.push(inspectToolDef);
     lists = Object.freeze({
       tools: { tools },
       prompts: { prompts: resolution.prompts.map((r) => r.definition) },

@@ -1,9 +1,10 @@
-/** @module What a tool call leaves behind: its metrics and its log line. */
+/** @module What a tool call leaves behind: its metrics and its log line (a session digest, never its id). */
 import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
+import type { Logger } from "../log.js";
 import type { Outcome } from "../metrics.js";
 import type { Route } from "../resolve.js";
-import { type Extra, requestIdOf } from "./extra.js";
-import type { Gateway } from "./gateway.js";
+import type { CallFigures } from "./host.js";
+import type { Call } from "./state.js";
 
 /** How a call that threw ended: cancelled by the client, timed out upstream, or failed. */
 export function outcomeOf(err: unknown, signal: AbortSignal): Outcome {
@@ -12,17 +13,18 @@ export function outcomeOf(err: unknown, signal: AbortSignal): Outcome {
 }
 
 export function observeCall(
-  gateway: Gateway,
+  host: { readonly metrics: CallFigures; readonly logger: Logger },
   route: Route,
-  extra: Extra,
+  call: Call,
   outcome: Outcome,
   started: number,
+  session: string,
 ): void {
   const seconds = (performance.now() - started) / 1000;
-  gateway.metrics.recordCall(route.toolsets[0] ?? "", route.name, route.upstream, outcome, seconds);
-  gateway.logger.debug("call", {
-    request_id: requestIdOf(extra),
-    session: extra.sessionId,
+  host.metrics.recordCall(route.toolsets[0] ?? "", route.name, route.upstream, outcome, seconds);
+  host.logger.debug("call", {
+    request_id: call.requestId,
+    session,
     tool: route.name,
     upstream: route.upstream,
     outcome,

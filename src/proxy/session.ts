@@ -1,360 +1,290 @@
-/** @module One client session: an SDK Server built from a resolution, forwarding every kind of traffic. */
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+/**
+ * @module One client session: every message of one client, over any transport (HTTP, stdio, in memory),
+ * through one path. Requests are answered from the session's resolution or relayed by route; notifications
+ * cancel, announce, or are forwarded to this session's own instances; responses answer our own requests.
+ */
 import {
-  ErrorCode,
+  type ClientCapabilities,
   type JSONRPCMessage,
-  type Notification,
-  type Request,
+  LATEST_PROTOCOL_VERSION,
+  type MessageExtraInfo,
   type RequestId,
-  ResultSchema,
   type ServerCapabilities,
-  type ServerNotification,
-  type ServerRequest,
+  SUPPORTED_PROTOCOL_VERSIONS,
 } from "@modelcontextprotocol/sdk/types.js";
-import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv-provider.js";
-import type { ToolDef } from "../catalog/inventory.js";
-import type { Outcome } from "../metrics.js";
-import { type Resolution, type Route, routeUri } from "../resolve.js";
+import { getOrCreate } from "../maps.js";
+import type { Resolution } from "../resolve.js";
 import type { Selection } from "../selection.js";
-import type { UpstreamConnection } from "../upstream/connection.js";
-import { type Instance, instanceId, SHARED } from "../upstream/pool.js";
-import { rpcError, upstreamError } from "./errors.js";
-import { type Extra, type FastExtra, fastExtra, missingCapability } from "./extra.js";
-import type { Gateway } from "./gateway.js";
-import { HandleStore, INSPECT_TOOL } from "./handles.js";
-import { type Lists, listsOf, offersInspect } from "./lists.js";
-import { observeCall, outcomeOf } from "./observe.js";
-import { TOOLSETS_TOOL, toolsetsToolResult } from "./toolsets-tool.js";
-import { LOG_LEVELS } from "./traffic.js";
-import { checkArguments } from "./validate.js";
+import type { InstanceRef } from "../upstream/instance.js";
+import { sharedRef } from "../upstream/instance.js";
+import { rpcError } from "./errors.js";
+import { HandleStore } from "./handles.js";
+import type { Params, SessionHost, UpstreamLink } from "./host.js";
+import type { Credentials } from "./instances.js";
+import { handle, lists } from "./methods.js";
+import { Outbound } from "./outbound.js";
+import type { LogLevel } from "./peer.js";
+import { askClient } from "./relay.js";
+import type { Call, SessionState } from "./state.js";
+import type { SessionTransport } from "./transport.js";
 
-type Params = Record<string, unknown>;
+export interface SessionInit {
+  readonly selection: Selection;
+  readonly resolution: Resolution;
+  /** The instance of every upstream the selection names. */
+  readonly refs: ReadonlyMap<string, InstanceRef>;
+  /** A digest of the session id, for logs. */
+  readonly digest: string;
+  /** What per-session instance refs are made from (unguessable; never logged). */
+  readonly sessionKey: string;
+  /** The credential headers it was opened with: a reload places it again by them. In memory only. */
+  readonly credentials: Credentials;
+}
 
-/** One validator for every session: the SDK would build an Ajv instance per Server otherwise. */
-const sharedValidator = new AjvJsonSchemaValidator();
+type Message = {
+  id?: RequestId;
+  method?: string;
+  params?: Params;
+  result?: Params;
+  error?: { code: number; message: string; data?: unknown };
+};
 
-export class Session {
-  readonly server: Server;
-  lastSeen = Date.now();
-  /** Large results this session captured (bounded; gone with the session). */
+export class Session implements SessionState {
+  lastSeen: number;
+  logLevel: LogLevel = "debug";
   readonly handles: HandleStore;
-  /** The level this client asked for with logging/setLevel (everything until it does). */
-  logLevel = "debug";
-  /** The request currently being forwarded per upstream, so server→client requests ride on its stream. */
-  private readonly calls = new Map<string, Extra[]>();
+  readonly selection: Selection;
+  readonly digest: string;
+  readonly sessionKey: string;
+  readonly credentials: Credentials;
+  clientCapabilities: ClientCapabilities | undefined;
+  clientInfo: { name: string; version: string } | undefined;
+  protocolVersion: string | undefined;
+  private current: Resolution;
+  private currentRefs: ReadonlyMap<string, InstanceRef>;
   private readonly capabilities: ServerCapabilities;
+  private transport: SessionTransport | undefined;
+  private readonly inflight = new Map<RequestId, AbortController>();
+  /** This session's calls in flight per upstream, latest last: its instances' untied messages ride on them. */
+  private readonly calls = new Map<string, Call[]>();
+  private readonly outbound = new Outbound((m, related) => this.send(m, related));
+  private closed = false;
 
   constructor(
-    private readonly gateway: Gateway,
-    readonly selection: Selection,
-    private current: Resolution,
-    /** The isolated or per-credential connections this session uses (others: the shared one). */
-    readonly instances: ReadonlyMap<string, Instance> = new Map(),
+    readonly host: SessionHost,
+    init: SessionInit,
   ) {
-    this.capabilities = gateway.capabilitiesOf(current, instances);
-    this.handles = new HandleStore(gateway.catalog.stateMaxBytes);
-    this.server = new Server(
-      { name: gateway.options.name, version: gateway.options.version },
-      {
-        capabilities: this.capabilities,
-        ...(current.instructions ? { instructions: current.instructions } : {}),
-        jsonSchemaValidator: sharedValidator,
-      },
-    );
-    // SDK clients ignore a cancellation of request id 0 (typescript-sdk issue 2283): start this session's
-    // server→client request ids at 1 so that every one of them can be cancelled.
-    const internals = this.server as unknown as { _requestMessageId?: unknown };
-    if (typeof internals._requestMessageId !== "number") {
-      throw new Error("SDK internals changed: Server._requestMessageId is gone (see src/proxy/session.ts)");
-    }
-    internals._requestMessageId = 1;
-    // Declaring `logging` installs a local setLevel handler that would swallow the request: forward it instead.
-    this.server.removeRequestHandler("logging/setLevel");
-    this.server.fallbackRequestHandler = async (request, extra) => this.handle(request, extra as Extra);
-    this.server.fallbackNotificationHandler = async (n) => {
-      if (n.method === "notifications/roots/list_changed") {
-        for (const u of this.current.upstreams) void this.connection(u).notify(n);
-      }
-    };
+    this.selection = init.selection;
+    this.current = init.resolution;
+    this.currentRefs = init.refs;
+    this.digest = init.digest;
+    this.sessionKey = init.sessionKey;
+    this.credentials = init.credentials;
+    this.lastSeen = host.now();
+    this.handles = new HandleStore(host.stateMaxBytes);
+    this.capabilities = capabilitiesOf(init.resolution.upstreams.map((u) => this.link(u).capabilities ?? {}));
   }
 
   get resolution(): Resolution {
     return this.current;
   }
 
-  /** The connection this session uses for an upstream. */
-  connection(upstream: string): UpstreamConnection {
-    return this.gateway.pool.connection(upstream, this.instances.get(upstream) ?? SHARED);
+  get refs(): ReadonlyMap<string, InstanceRef> {
+    return this.currentRefs;
   }
 
-  instanceId(upstream: string): string {
-    return instanceId(upstream, (this.instances.get(upstream) ?? SHARED).key);
+  ref(upstream: string): InstanceRef {
+    return this.currentRefs.get(upstream) ?? sharedRef(upstream);
   }
 
-  private get lists(): Lists {
-    return listsOf(this.current, this.gateway.offersToolsetsTool(this.current));
+  link(upstream: string): UpstreamLink {
+    return this.host.link(this.ref(upstream));
+  }
+
+  /** Takes the transport's messages from now on. */
+  async connect(transport: SessionTransport): Promise<void> {
+    this.transport = transport;
+    transport.onmessage = (message, extra) => this.receive(message, extra);
+    transport.onclose = () => void this.close();
+    await transport.start?.();
+  }
+
+  /** One message from the client. */
+  receive(message: JSONRPCMessage, extra?: MessageExtraInfo): void {
+    this.lastSeen = this.host.now();
+    const m = message as Message;
+    if (m.method !== undefined && m.id !== undefined) {
+      const rid = (extra?.requestInfo?.headers as Record<string, unknown> | undefined)?.["x-request-id"];
+      void this.request(
+        m as Message & { id: RequestId; method: string },
+        typeof rid === "string" ? rid : undefined,
+      );
+    } else if (m.method !== undefined) this.notification(m.method, m.params ?? {});
+    else if (m.id !== undefined) this.outbound.settle(m as Message & { id: RequestId });
+  }
+
+  private async request(
+    m: { id: RequestId; method: string; params?: Params },
+    requestId?: string,
+  ): Promise<void> {
+    const { id } = m;
+    const controller = new AbortController();
+    this.inflight.set(id, controller);
+    const call: Call = {
+      id,
+      signal: controller.signal,
+      ...(requestId ? { requestId } : {}),
+      notify: (n) => {
+        if (!controller.signal.aborted) void this.send({ jsonrpc: "2.0", ...n } as JSONRPCMessage, id);
+      },
+      ask: (r, signal) => this.outbound.request(r, signal, id),
+    };
+    let answer: JSONRPCMessage;
+    try {
+      const result = await this.answer(m.method, m.params ?? {}, call);
+      answer = { jsonrpc: "2.0", id, result } as JSONRPCMessage;
+    } catch (err) {
+      const e = err as { code?: unknown; message?: string; data?: unknown };
+      const code = Number.isSafeInteger(e?.code) ? (e.code as number) : -32603;
+      const data = e?.data !== undefined ? { data: e.data } : {};
+      answer = { jsonrpc: "2.0", id, error: { code, message: e?.message ?? "Internal error", ...data } };
+    } finally {
+      if (this.inflight.get(id) === controller) this.inflight.delete(id);
+    }
+    // A cancelled request gets no answer; the transport may end whatever waits for it.
+    if (controller.signal.aborted) this.transport?.abandon?.(id);
+    else await this.send(answer, id);
+  }
+
+  private answer(method: string, params: Params, call: Call): Promise<Params> | Params {
+    if (method === "initialize") return this.initialize(params);
+    if (method === "ping") return {};
+    return handle(this, method, params, call);
+  }
+
+  private initialize(params: Params): Params {
+    const requested = params.protocolVersion;
+    const caps = params.capabilities;
+    const info = params.clientInfo as { name?: unknown; version?: unknown } | undefined;
+    if (
+      typeof requested !== "string" ||
+      !caps ||
+      typeof caps !== "object" ||
+      typeof info?.name !== "string"
+    ) {
+      throw rpcError(
+        -32602,
+        "Invalid initialize params: protocolVersion, capabilities and clientInfo are required",
+      );
+    }
+    const version = SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_PROTOCOL_VERSION;
+    this.protocolVersion = version;
+    this.clientCapabilities = caps as ClientCapabilities;
+    this.clientInfo = { name: info.name, version: String(info.version ?? "") };
+    const instructions = this.current.instructions;
+    return {
+      protocolVersion: version,
+      capabilities: this.capabilities,
+      serverInfo: this.host.serverInfo,
+      ...(instructions ? { instructions } : {}),
+    };
+  }
+
+  private notification(method: string, params: Params): void {
+    if (method === "notifications/cancelled") {
+      const id = params.requestId as RequestId | undefined;
+      if (id !== undefined) this.inflight.get(id)?.abort(params.reason ?? "cancelled");
+      return;
+    }
+    if (method === "notifications/roots/list_changed") {
+      // Only this session's own instances ever asked this client for its roots.
+      for (const u of this.current.upstreams) {
+        if (this.ref(u).kind === "session")
+          void this.link(u)
+            .notify({ method })
+            .catch(() => {});
+      }
+    }
+  }
+
+  /** Sends one message; one tied to a request rides on that request's stream. */
+  private async send(message: JSONRPCMessage, relatedRequestId?: RequestId): Promise<void> {
+    if (this.closed || !this.transport) return;
+    await this.transport.send(message, relatedRequestId !== undefined ? { relatedRequestId } : undefined);
+  }
+
+  track(upstream: string, call: Call): () => void {
+    const calls = getOrCreate(this.calls, upstream, () => [] as Call[]);
+    calls.push(call);
+    return () => {
+      calls.splice(calls.indexOf(call), 1);
+      if (!calls.length && this.calls.get(upstream) === calls) this.calls.delete(upstream);
+    };
+  }
+
+  /** Peer: a notification not tied to a request (list changes, resource updates, a per-session instance's logs). */
+  notify(notification: { method: string; params?: Params }, upstream?: string): void {
+    const call = upstream ? this.calls.get(upstream)?.at(-1) : undefined;
+    if (call) call.notify(notification);
+    else void this.send({ jsonrpc: "2.0", ...notification } as JSONRPCMessage).catch(() => {});
+  }
+
+  /** Peer: a server→client request of an instance that is tied to no call (a per-session instance's). */
+  ask(request: { method: string; params?: Params }, signal: AbortSignal, upstream: string): Promise<Params> {
+    return askClient(this, request, signal, upstream);
+  }
+
+  standalone(
+    request: { method: string; params?: Params },
+    signal: AbortSignal,
+    upstream?: string,
+  ): Promise<Params> {
+    const call = upstream ? this.calls.get(upstream)?.at(-1) : undefined;
+    return call ? call.ask(request, signal) : this.outbound.request(request, signal);
   }
 
   /** Swaps in a new resolution (whole state); tells the client which of its lists changed. */
-  update(next: Resolution): void {
-    const before = this.lists;
+  update(next: Resolution, refs?: ReadonlyMap<string, InstanceRef>): void {
+    const before = lists(this);
     this.current = next;
-    const after = this.lists;
+    if (refs) this.currentRefs = refs;
+    const after = lists(this);
     const caps = this.capabilities;
     const changed = (a: unknown, b: unknown) => JSON.stringify(a) !== JSON.stringify(b);
-    if (changed(before.tools, after.tools)) void this.notify({ method: "notifications/tools/list_changed" });
+    if (changed(before.tools, after.tools)) this.notify({ method: "notifications/tools/list_changed" });
     if (caps.prompts && changed(before.prompts, after.prompts))
-      void this.notify({ method: "notifications/prompts/list_changed" });
+      this.notify({ method: "notifications/prompts/list_changed" });
     if (caps.resources && changed([before.resources, before.templates], [after.resources, after.templates])) {
-      void this.notify({ method: "notifications/resources/list_changed" });
-    }
-  }
-
-  /** Sends a notification; one from an upstream instance rides on the stream of this session's call to it, if any. */
-  async notify(notification: Notification, id?: string): Promise<void> {
-    const call = id ? this.calls.get(id.slice(0, id.lastIndexOf("#")))?.at(-1) : undefined;
-    if (call) {
-      await call.sendNotification(notification as ServerNotification).catch(() => {});
-      return;
-    }
-    await this.server.notification(notification as ServerNotification).catch(() => {});
-  }
-
-  /** A server→client request from an upstream: to this client, on the stream of the call that caused it. */
-  async forwardServerRequest(id: string, request: { method: string; params?: unknown }, signal: AbortSignal) {
-    const needs = missingCapability(this.server.getClientCapabilities(), request.method, request.params);
-    if (needs) {
-      throw rpcError(
-        ErrorCode.MethodNotFound,
-        `the client of this session does not support ${request.method} (no ${needs} capability)`,
-      );
-    }
-    const call = this.calls.get(id.slice(0, id.lastIndexOf("#")))?.at(-1);
-    const message = { method: request.method, params: request.params } as ServerRequest;
-    try {
-      if (call) return await call.sendRequest(message, ResultSchema, { signal, timeout: 10 * 60_000 });
-      return await this.server.request(message, ResultSchema, { signal, timeout: 10 * 60_000 });
-    } catch (err) {
-      throw upstreamError(err, "client");
+      this.notify({ method: "notifications/resources/list_changed" });
     }
   }
 
   async close(): Promise<void> {
-    await this.server.close().catch(() => {});
+    if (this.closed) return;
+    this.closed = true;
+    for (const c of this.inflight.values()) c.abort("session closed");
+    this.outbound.failAll("Session closed before the answer");
+    const transport = this.transport;
+    this.transport = undefined;
+    await transport?.close().catch(() => {});
   }
+}
 
-  /**
-   * tools/call without the SDK Server (the HTTP transport's fast path): the same handler, with an equivalent
-   * `extra` (cancellation signal, related notifications and server→client requests on this call's stream).
-   */
-  fastCall(message: JSONRPCMessage, fx: FastExtra): Promise<unknown> | undefined {
-    const m = message as { id: RequestId; method: string; params?: Params };
-    if (m.method !== "tools/call") return undefined;
-    const params = m.params ?? {};
-    const extra = fastExtra(this.server, m.id, params, fx);
-    return Promise.resolve().then(() => this.handle({ method: m.method, params } as Request, extra));
-  }
-
-  private handle(request: Request, extra: Extra): Promise<Params> | Params {
-    this.lastSeen = Date.now();
-    const params = (request.params ?? {}) as Params;
-    const r = this.current;
-    switch (request.method) {
-      case "tools/list":
-        return this.lists.tools as unknown as Params;
-      case "prompts/list":
-        return this.lists.prompts as unknown as Params;
-      case "resources/list":
-        return this.lists.resources as unknown as Params;
-      case "resources/templates/list":
-        return this.lists.templates as unknown as Params;
-      case "tools/call":
-        return this.callTool(params, extra);
-      case "prompts/get":
-        return this.forward(this.named(r.prompt, params.name, "prompt"), "prompts/get", params, extra, true);
-      case "resources/read":
-        return this.forward(this.byUri(params.uri), "resources/read", params, extra);
-      case "resources/subscribe":
-      case "resources/unsubscribe":
-        return this.subscription(request.method, params, extra);
-      case "completion/complete":
-        return this.complete(params, extra);
-      case "logging/setLevel":
-        return this.setLevel(params, extra);
-      default:
-        throw rpcError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
-    }
-  }
-
-  private named(map: ReadonlyMap<string, Route>, name: unknown, kind: string): Route {
-    const route = typeof name === "string" ? map.get(name) : undefined;
-    if (!route) throw rpcError(ErrorCode.InvalidParams, `Unknown ${kind}: ${String(name)}`);
-    return route;
-  }
-
-  private byUri(uri: unknown): Route {
-    const upstream = typeof uri === "string" ? routeUri(this.current, uri) : undefined;
-    if (!upstream) throw rpcError(-32002, `Resource not found: ${String(uri)}`, { uri });
-    return {
-      kind: "resource",
-      name: uri as string,
-      original: uri as string,
-      upstream,
-      toolsets: [],
-      definition: {},
-    };
-  }
-
-  private async callTool(params: Params, extra: Extra): Promise<Params> {
-    const name = params.name;
-    if (typeof name !== "string") throw rpcError(ErrorCode.InvalidParams, "tools/call needs a tool name");
-    const route = this.current.tool.get(name);
-    if (!route) {
-      if (name === TOOLSETS_TOOL && this.gateway.offersToolsetsTool(this.current)) {
-        return toolsetsToolResult(this.gateway.report(this.selection, this.current));
-      }
-      if (name === INSPECT_TOOL && offersInspect(this.current)) {
-        return this.handles.inspect((params.arguments ?? {}) as Params);
-      }
-      throw rpcError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
-    }
-    // A handle stands for the value it names, for any tool of any upstream in this session.
-    const args = this.handles.substitute(route.definition as ToolDef, params.arguments);
-    if (this.gateway.catalog.upstreams.get(route.upstream)?.validateArguments !== false) {
-      checkArguments(route, args);
-    }
-    const started = performance.now();
-    let outcome: Outcome = "error";
-    try {
-      const body = args === params.arguments ? params : { ...params, arguments: args };
-      const result = await this.forward(route, "tools/call", body, extra, true);
-      outcome = result.isError === true ? "tool_error" : "ok";
-      return this.handles.capture(route, result);
-    } catch (err) {
-      outcome = outcomeOf(err, extra.signal);
-      throw err;
-    } finally {
-      observeCall(this.gateway, route, extra, outcome, started);
-    }
-  }
-
-  private async subscription(method: string, params: Params, extra: Extra): Promise<Params> {
-    const route = this.byUri(params.uri);
-    const uri = params.uri as string;
-    const traffic = this.gateway.traffic;
-    const id = this.instanceId(route.upstream);
-    const ask =
-      method === "resources/subscribe"
-        ? traffic.subscribe(id, uri, this)
-        : traffic.unsubscribe(id, uri, this);
-    if (!ask) return {};
-    try {
-      return await this.forward(route, method, params, extra);
-    } catch (err) {
-      // Not subscribed upstream after all: forget it, or the next subscribe would not ask again.
-      if (method === "resources/subscribe") traffic.unsubscribe(id, uri, this);
-      throw err;
-    }
-  }
-
-  private async complete(params: Params, extra: Extra): Promise<Params> {
-    const ref = (params.ref ?? {}) as { type?: string; name?: string; uri?: string };
-    if (ref.type === "ref/prompt") {
-      const route = this.named(this.current.prompt, ref.name, "prompt");
-      return this.forward(
-        route,
-        "completion/complete",
-        { ...params, ref: { ...ref, name: route.original } },
-        extra,
-      );
-    }
-    if (ref.type === "ref/resource")
-      return this.forward(this.byUri(ref.uri), "completion/complete", params, extra);
-    throw rpcError(ErrorCode.InvalidParams, `completion/complete: unknown ref type ${String(ref.type)}`);
-  }
-
-  private async setLevel(params: Params, extra: Extra): Promise<Params> {
-    if (!LOG_LEVELS.includes(String(params.level))) {
-      throw rpcError(
-        ErrorCode.InvalidParams,
-        `logging/setLevel: level must be one of ${LOG_LEVELS.join(", ")}`,
-      );
-    }
-    this.logLevel = String(params.level);
-    const traffic = this.gateway.traffic;
-    await Promise.all(
-      this.current.upstreams
-        .filter((u) => this.connection(u).capabilities?.logging)
-        .map((u) =>
-          this.connection(u).request(
-            "logging/setLevel",
-            { level: traffic.upstreamLevel(this.instanceId(u)) },
-            { signal: extra.signal },
-          ),
-        ),
-    ).catch((err) => {
-      throw upstreamError(err, "logging");
-    });
-    return {};
-  }
-
-  /**
-   * An upstream another session set to a quiet level while alone on it would swallow this session's logs: make
-   * it as verbose again as its sessions want before calling it (rare: only after such a setLevel).
-   */
-  private async raiseLevel(id: string, upstream: string): Promise<void> {
-    const level = this.gateway.traffic.levelToRaise(id, this.logLevel);
-    if (!level) return;
-    await this.connection(upstream)
-      .request("logging/setLevel", { level })
-      .catch(() => {});
-  }
-
-  /**
-   * Forwards to the route's upstream under the original name: the client's cancellation goes along, progress
-   * comes back under the client's own token, and server→client requests raised meanwhile ride on this call.
-   */
-  private async forward(
-    route: Route,
-    method: string,
-    params: Params,
-    extra: Extra,
-    rename = false,
-  ): Promise<Params> {
-    const { _meta, ...rest } = params as { _meta?: Params };
-    const token = _meta?.progressToken;
-    let meta = _meta;
-    if (token !== undefined) {
-      const { progressToken: _t, ...others } = _meta!;
-      meta = Object.keys(others).length ? others : undefined;
-    }
-    const body = { ...rest, ...(rename ? { name: route.original } : {}), ...(meta ? { _meta: meta } : {}) };
-    const calls = this.calls.get(route.upstream) ?? [];
-    this.calls.set(route.upstream, calls);
-    calls.push(extra);
-    const id = this.instanceId(route.upstream);
-    const end = this.gateway.traffic.begin(id, this);
-    try {
-      await this.raiseLevel(id, route.upstream);
-      // Cancelled while the level was raised: the connection would not see an abort that already happened.
-      extra.signal.throwIfAborted();
-      return await this.connection(route.upstream).request(method, body, {
-        signal: extra.signal,
-        ...(token !== undefined
-          ? {
-              onProgress: (p: Params) =>
-                void extra.sendNotification({
-                  method: "notifications/progress",
-                  params: { ...p, progressToken: token },
-                } as ServerNotification),
-            }
-          : {}),
-      });
-    } catch (err) {
-      throw upstreamError(err, route.upstream);
-    } finally {
-      end();
-      calls.splice(calls.indexOf(extra), 1);
-    }
-  }
+/** What a session advertises: tools always; prompts, resources, completions, logging as its upstreams offer. */
+export function capabilitiesOf(upstreams: readonly ServerCapabilities[]): ServerCapabilities {
+  const any = (f: (c: ServerCapabilities) => unknown) => upstreams.some((c) => !!f(c));
+  return {
+    tools: { listChanged: true },
+    ...(any((c) => c.prompts) ? { prompts: { listChanged: true } } : {}),
+    ...(any((c) => c.resources)
+      ? {
+          resources: {
+            listChanged: true,
+            ...(any((c) => c.resources?.subscribe) ? { subscribe: true } : {}),
+          },
+        }
+      : {}),
+    ...(any((c) => c.completions) ? { completions: {} } : {}),
+    ...(any((c) => c.logging) ? { logging: {} } : {}),
+  };
 }

@@ -1,167 +1,170 @@
-/** @module Traffic from upstreams to sessions: who a notification or a server→client request belongs to. */
-import type { Notification } from "@modelcontextprotocol/sdk/types.js";
-import type { Logger } from "../log.js";
-import { rpcError } from "./errors.js";
-import type { Session } from "./session.js";
-
-/** MCP logging levels, least severe first. */
-export const LOG_LEVELS = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
-const LEVELS = LOG_LEVELS;
-
 /**
- * A shared upstream connection carries traffic for many sessions. Progress is routed by token (exact) and
- * resource updates by subscription. A server→client request or a log message is attributed to the one session
- * with calls in flight on that instance, else to the one session using it; when several could be meant it is
- * never guessed (that would hand one client's sampling, or its log lines, to another): a request is refused
- * with an error naming `isolation: per-session`, a log message is not delivered (and the proxy says so once).
+ * @module What upstream instances send that is tied to no forwarded call: who it belongs to, or nobody.
+ * Progress (by token) and messages on a call's own stream never come here: they are tied to that call.
+ * Resource updates go to the subscribers of that URI on that instance. A per-session instance's other
+ * messages go to its one session. On a shared or per-credential instance an untied log line or request
+ * belongs to no one: activity is not evidence (a client that keeps a slow call open must not receive another
+ * client's log lines or answer its elicitations), so it is dropped (counted) or refused, unless the upstream
+ * opted back into `attribution: in-flight` for a one-user deployment.
  */
-export class Traffic {
-  private readonly inflight = new Map<string, Map<Session, number>>();
-  private readonly subscriptions = new Map<string, Map<string, Set<Session>>>();
-  /** The level last sent upstream with logging/setLevel, per instance. */
-  private readonly levels = new Map<string, string>();
-  /** Instances whose unattributable log messages were already reported. */
-  private readonly unattributed = new Set<string>();
+import type { Upstream } from "../catalog/types.js";
+import type { Logger } from "../log.js";
+import { getOrCreate } from "../maps.js";
+import type { InstanceRef } from "../upstream/instance.js";
+import { rpcError } from "./errors.js";
+import type { Params, SessionTraffic } from "./host.js";
+import { LOG_LEVELS, type LogLevel, type Peer, passes } from "./peer.js";
 
-  constructor(
-    private readonly sessionsUsing: (upstream: string) => Session[],
-    private readonly logger: Logger,
-  ) {}
+export interface TrafficDeps {
+  /** The sessions that use an instance. */
+  users(ref: InstanceRef): Peer[];
+  upstream(name: string): Upstream | undefined;
+  logger: Logger;
+  /** Counts a message no session may have (`kind`: log, request, notification). */
+  untied(upstream: string, kind: string): void;
+}
+
+type Notification = { method: string; params?: Params };
+
+export class Traffic implements SessionTraffic {
+  private readonly inflight = new Map<string, Map<Peer, number>>();
+  private readonly subscriptions = new Map<string, Map<string, Set<Peer>>>();
+  /** The instances that have subscriptions, by id. */
+  private readonly subscribed = new Map<string, InstanceRef>();
+  /** The level last sent upstream with logging/setLevel, per instance. */
+  private readonly levels = new Map<string, LogLevel>();
+  /** URL elicitations in progress: their completion goes to the client that got them. Bounded. */
+  private readonly elicitations = new Map<string, Peer>();
+
+  constructor(private readonly deps: TrafficDeps) {}
 
   /** An instance is gone (closed, reaped, replaced by a reload): nothing about it is kept. */
-  forgetInstance(id: string): void {
-    this.inflight.delete(id);
-    this.subscriptions.delete(id);
-    this.levels.delete(id);
-    this.unattributed.delete(id);
+  forgetInstance(ref: InstanceRef): void {
+    this.inflight.delete(ref.id);
+    this.subscriptions.delete(ref.id);
+    this.subscribed.delete(ref.id);
+    this.levels.delete(ref.id);
   }
 
-  /** Marks a call of `session` in flight on `upstream`; returns the function that ends it. */
-  begin(upstream: string, session: Session): () => void {
-    const m = getOrCreate(this.inflight, upstream, () => new Map<Session, number>());
-    m.set(session, (m.get(session) ?? 0) + 1);
+  begin(ref: InstanceRef, peer: Peer): () => void {
+    const map = getOrCreate(this.inflight, ref.id, () => new Map<Peer, number>());
+    map.set(peer, (map.get(peer) ?? 0) + 1);
     return () => {
-      const n = (m.get(session) ?? 1) - 1;
-      if (n <= 0) m.delete(session);
-      else m.set(session, n);
-      if (m.size === 0 && this.inflight.get(upstream) === m) this.inflight.delete(upstream);
+      const n = (map.get(peer) ?? 1) - 1;
+      if (n <= 0) map.delete(peer);
+      else map.set(peer, n);
+      if (map.size === 0 && this.inflight.get(ref.id) === map) this.inflight.delete(ref.id);
     };
   }
 
-  /**
-   * The session an unsolicited message of this instance belongs to: the one with calls in flight on it, else
-   * the one using it. Undefined, with the reason, when that is not exactly one.
-   */
-  attribute(upstream: string): { session: Session } | { session?: undefined; why: string } {
-    const busy = [...(this.inflight.get(upstream)?.keys() ?? [])];
-    const candidates = busy.length ? busy : this.sessionsUsing(upstream);
-    if (candidates.length === 1) return { session: candidates[0]! };
-    if (candidates.length === 0) return { why: "no client session is using it" };
+  elicited(ref: InstanceRef, elicitationId: string, peer: Peer): void {
+    this.elicitations.set(`${ref.id}\u0000${elicitationId}`, peer);
+    if (this.elicitations.size > 10_000) this.elicitations.delete(this.elicitations.keys().next().value!);
+  }
+
+  /** The one session an untied message of this instance belongs to, or why there is none. */
+  private owner(ref: InstanceRef): { peer: Peer } | { peer?: undefined; why: string } {
+    if (ref.kind === "session" || this.deps.upstream(ref.upstream)?.attribution === "in-flight") {
+      const busy = ref.kind === "session" ? [] : [...(this.inflight.get(ref.id)?.keys() ?? [])];
+      const candidates = busy.length ? busy : this.deps.users(ref);
+      if (candidates.length === 1) return { peer: candidates[0]! };
+      return { why: `${candidates.length} client sessions could be meant` };
+    }
     return {
-      why: busy.length
-        ? `${busy.length} client sessions have calls in flight on it`
-        : `${candidates.length} client sessions share it`,
+      why: `it is not tied to a call and the ${ref.kind} instance serves ${this.deps.users(ref).length} client session(s)`,
     };
   }
 
-  async serverRequest(
-    upstream: string,
-    request: { method: string; params?: unknown },
-    signal: AbortSignal,
-  ): Promise<unknown> {
-    const target = this.attribute(upstream);
-    if (!target.session) {
-      this.logger.warn("server request not routed", { upstream, method: request.method, why: target.why });
+  async serverRequest(ref: InstanceRef, request: Notification, signal: AbortSignal): Promise<Params> {
+    const target = this.owner(ref);
+    if (!target.peer) {
+      this.deps.untied(ref.upstream, "request");
+      this.deps.logger.debug("untied server request refused", {
+        upstream: ref.upstream,
+        method: request.method,
+        why: target.why,
+      });
       throw rpcError(
         -32603,
         `toolpacks cannot tell which client ${request.method} is for: ${target.why} (declare the upstream with isolation: per-session)`,
       );
     }
-    return target.session.forwardServerRequest(upstream, request, signal);
+    return target.peer.ask(request, signal, ref.upstream);
   }
 
-  notification(upstream: string, n: Notification): void {
+  notification(ref: InstanceRef, n: Notification): void {
+    if (/^notifications\/(tools|prompts|resources)\/list_changed$/.test(n.method)) return;
     if (n.method === "notifications/resources/updated") {
-      const uri = (n.params as { uri?: string } | undefined)?.uri ?? "";
-      for (const s of this.subscriptions.get(upstream)?.get(uri) ?? []) void s.notify(n, upstream);
+      const uri = String(n.params?.uri ?? "");
+      for (const peer of this.subscriptions.get(ref.id)?.get(uri) ?? []) peer.notify(n);
       return;
     }
-    if (n.method === "notifications/message") {
-      const level = String((n.params as { level?: string } | undefined)?.level ?? "info");
-      const target = this.attribute(upstream);
-      if (!target.session) {
-        if (!this.unattributed.has(upstream)) {
-          this.unattributed.add(upstream);
-          this.logger.warn("upstream log messages not delivered", {
-            upstream,
-            why: target.why,
-            hint: "declare the upstream with isolation: per-session",
-          });
-        }
-        return;
-      }
-      if (LEVELS.indexOf(level) >= LEVELS.indexOf(target.session.logLevel))
-        void target.session.notify(n, upstream);
+    const id = n.params?.elicitationId;
+    const elicited = typeof id === "string" ? this.elicitations.get(`${ref.id}\u0000${id}`) : undefined;
+    if (elicited && n.method === "notifications/elicitation/complete") {
+      this.elicitations.delete(`${ref.id}\u0000${id}`);
+      elicited.notify(n, ref.upstream);
+      return;
     }
+    const target = this.owner(ref);
+    const kind = n.method === "notifications/message" ? "log" : "notification";
+    if (!target.peer) {
+      this.deps.untied(ref.upstream, kind);
+      this.deps.logger.debug("untied upstream message not delivered", {
+        upstream: ref.upstream,
+        method: n.method,
+        why: target.why,
+      });
+      return;
+    }
+    if (kind === "log" && !passes(n.params?.level, target.peer.logLevel)) return;
+    target.peer.notify(n, ref.upstream);
   }
 
-  /** Subscribes once upstream per URI however many sessions ask; returns whether the upstream must be asked. */
-  subscribe(upstream: string, uri: string, session: Session): boolean {
-    const byUri = getOrCreate(this.subscriptions, upstream, () => new Map<string, Set<Session>>());
+  subscribe(ref: InstanceRef, uri: string, peer: Peer): boolean {
+    const byUri = getOrCreate(this.subscriptions, ref.id, () => new Map<string, Set<Peer>>());
+    this.subscribed.set(ref.id, ref);
     const first = !byUri.has(uri);
-    getOrCreate(byUri, uri, () => new Set<Session>()).add(session);
+    getOrCreate(byUri, uri, () => new Set<Peer>()).add(peer);
     return first;
   }
 
-  /** Returns whether the last subscriber left (the upstream must be told). */
-  unsubscribe(upstream: string, uri: string, session: Session): boolean {
-    const set = this.subscriptions.get(upstream)?.get(uri);
-    if (!set?.delete(session)) return false;
+  unsubscribe(ref: InstanceRef, uri: string, peer: Peer): boolean {
+    const byUri = this.subscriptions.get(ref.id);
+    const set = byUri?.get(uri);
+    if (!set?.delete(peer)) return false;
     if (set.size) return false;
-    this.subscriptions.get(upstream)?.delete(uri);
+    byUri!.delete(uri);
     return true;
   }
 
-  /** Everything a closing session held: returns the (upstream, uri) pairs nobody subscribes to any more. */
-  forget(session: Session): [string, string][] {
-    const released: [string, string][] = [];
-    for (const [upstream, byUri] of this.subscriptions) {
+  /** Everything a closing session held: returns the (instance, uri) pairs nobody subscribes to any more. */
+  forget(peer: Peer): [InstanceRef, string][] {
+    const released: [InstanceRef, string][] = [];
+    for (const [id, byUri] of this.subscriptions) {
       for (const [uri, set] of byUri) {
-        if (set.delete(session) && set.size === 0) {
+        if (set.delete(peer) && set.size === 0) {
           byUri.delete(uri);
-          released.push([upstream, uri]);
+          released.push([this.subscribed.get(id)!, uri]);
         }
       }
     }
-    for (const m of this.inflight.values()) m.delete(session);
+    for (const m of this.inflight.values()) m.delete(peer);
+    for (const [k, p] of this.elicitations) if (p === peer) this.elicitations.delete(k);
     return released;
   }
 
-  /** The most verbose level any session using `upstream` asked for; recorded as the one sent upstream. */
-  upstreamLevel(upstream: string): string {
-    let min = LEVELS.length - 1;
-    for (const s of this.sessionsUsing(upstream)) min = Math.min(min, LEVELS.indexOf(s.logLevel));
-    const level = LEVELS[Math.max(0, min)]!;
-    this.levels.set(upstream, level);
+  upstreamLevel(ref: InstanceRef): LogLevel {
+    let min = LOG_LEVELS.length - 1;
+    for (const p of this.deps.users(ref)) min = Math.min(min, LOG_LEVELS.indexOf(p.logLevel));
+    const level = LOG_LEVELS[Math.max(0, min)]!;
+    this.levels.set(ref.id, level);
     return level;
   }
 
-  /**
-   * The level to send upstream before a call of a session that wants `wanted`, when an earlier setLevel (of a
-   * session that was alone then) left the upstream quieter than that; undefined when nothing needs sending.
-   */
-  levelToRaise(upstream: string, wanted: string): string | undefined {
-    const sent = this.levels.get(upstream);
-    if (sent === undefined || LEVELS.indexOf(wanted) >= LEVELS.indexOf(sent)) return undefined;
-    return this.upstreamLevel(upstream);
+  levelToRaise(ref: InstanceRef, wanted: LogLevel): LogLevel | undefined {
+    const sent = this.levels.get(ref.id);
+    if (sent === undefined || LOG_LEVELS.indexOf(wanted) >= LOG_LEVELS.indexOf(sent)) return undefined;
+    return this.upstreamLevel(ref);
   }
-}
-
-function getOrCreate<K, V>(map: Map<K, V>, key: K, make: () => V): V {
-  let v = map.get(key);
-  if (v === undefined) {
-    v = make();
-    map.set(key, v);
-  }
-  return v;
 }

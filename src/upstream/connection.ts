@@ -2,7 +2,6 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import {
-  type ClientCapabilities,
   ErrorCode,
   type JSONRPCNotification,
   McpError,
@@ -13,26 +12,18 @@ import type { Offer, UpstreamState } from "../catalog/inventory.js";
 import type { Upstream } from "../catalog/types.js";
 import type { Logger } from "../log.js";
 import { backoffDelay, STABLE_MS } from "./backoff.js";
+import { configRoots, upstreamCapabilities } from "./capabilities.js";
 import { Forwarder, type ForwardOptions } from "./forward.js";
+import type { InstanceKind, Variant } from "./instance.js";
+import type { InstanceValues } from "./instance-dirs.js";
 import { listOffer } from "./lists.js";
-import { type BuiltTransport, buildTransport, type Variant } from "./transport.js";
+import { type BuiltTransport, buildTransport } from "./transport.js";
 import { message, sameState, waitForExit, withTimeout } from "./util.js";
 
 export type { ForwardOptions } from "./forward.js";
 export { message } from "./util.js";
 
 export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
-
-/**
- * What upstream clients declare, whatever the command: an upstream decides its tool list by the client's
- * capabilities (server-everything lists 13 tools to a bare client, 17 with these), so `serve`, `toolsets --live`
- * and `check --live` must all see the same list. Without a handler, such a request is answered "not found".
- */
-export const UPSTREAM_CLIENT_CAPABILITIES: ClientCapabilities = {
-  sampling: {},
-  elicitation: { form: {}, url: {} },
-  roots: { listChanged: true },
-};
 
 export interface ConnectionHooks {
   /** The tool list of this upstream changed (after a refresh that found a different list). */
@@ -42,8 +33,7 @@ export interface ConnectionHooks {
   /** Observability: an upstream started again after a failure; its lists were read. */
   onRestart?(name: string): void;
   onListed?(name: string): void;
-  /** Capabilities the shared upstream client declares (sampling, elicitation, roots), with their handler. */
-  clientCapabilities?: ClientCapabilities;
+  /** A server→client request not tied to a forwarded request (roots from config are answered before this). */
   onServerRequest?(
     name: string,
     request: { method: string; params?: unknown },
@@ -56,8 +46,12 @@ export interface ConnectionOptions {
   readonly clientVersion: string;
   readonly logger: Logger;
   readonly hooks: ConnectionHooks;
+  /** Which kind of instance this is: what it declares to the upstream, and who answers its roots/list. */
+  readonly kind?: InstanceKind;
   /** Credentials of this instance (forwarded headers or header_env); none for the shared one. */
   readonly variant?: Variant;
+  /** The values of `${instance.dir}` and `${instance.id}` for this instance (made on first start). */
+  readonly instance?: () => InstanceValues | undefined;
   /** For logs: which instance this is (never the credential itself). */
   readonly label?: string;
   /** Removes configured secrets and credential values from text the upstream produced (stderr, errors). */
@@ -194,10 +188,26 @@ export class UpstreamConnection {
         `upstream ${this.spec.name} is unavailable${state.status === "unavailable" ? `: ${state.reason}` : ""}`,
       );
     }
+    const tied = options.onServerRequest;
     return this.forwarder.request(this.built!.transport, method, params, {
       ...options,
+      ...(tied
+        ? {
+            onServerRequest: (request, signal) =>
+              Promise.resolve(this.answerItself(request.method) ?? tied(request, signal)),
+          }
+        : {}),
       timeoutMs: options.timeoutMs ?? this.spec.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS,
     });
+  }
+
+  /**
+   * What the proxy answers itself, whoever the request is tied to: a shared or per-credential instance's
+   * roots/list comes from the config, never from a client (one client's roots must not steer a shared server).
+   */
+  private answerItself(method: string): Record<string, unknown> | undefined {
+    if (method !== "roots/list" || (this.options.kind ?? "shared") === "session") return undefined;
+    return { roots: configRoots(this.spec) };
   }
 
   async notify(notification: JSONRPCNotification | Notification): Promise<void> {
@@ -239,20 +249,28 @@ export class UpstreamConnection {
       upstream: this.spec.name,
       ...(this.options.label ? { instance: this.options.label } : {}),
     });
-    const built = await buildTransport(this.spec, this.options.variant);
+    const kind = this.options.kind ?? "shared";
+    const built = await buildTransport(
+      this.spec,
+      this.options.variant,
+      this.spec.name,
+      this.options.instance?.(),
+    );
     const client = new Client(
       { name: this.options.clientName, version: this.options.clientVersion },
-      { capabilities: hooks.clientCapabilities ?? UPSTREAM_CLIENT_CAPABILITIES },
+      { capabilities: upstreamCapabilities(this.spec, kind) },
     );
     client.fallbackNotificationHandler = async (n) => {
       if (/^notifications\/(tools|prompts|resources)\/list_changed$/.test(n.method)) void this.refresh();
       hooks.onNotification?.(this.spec.name, n);
     };
-    if (hooks.onServerRequest) {
-      const handler = hooks.onServerRequest;
-      client.fallbackRequestHandler = async (request, extra) =>
-        (await handler(this.spec.name, request, extra.signal)) as never;
-    }
+    const handler = hooks.onServerRequest;
+    client.fallbackRequestHandler = async (request, extra) => {
+      const own = this.answerItself(request.method);
+      if (own) return own as never;
+      if (!handler) throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
+      return (await handler(this.spec.name, request, extra.signal)) as never;
+    };
     const forwarder = new Forwarder();
     client.onclose = () => {
       forwarder.failAll(new McpError(ErrorCode.ConnectionClosed, "Connection closed"));

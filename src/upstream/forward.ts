@@ -1,30 +1,52 @@
 /**
  * @module Forwarded requests on one upstream connection, below the SDK client: written on the transport with
  * ids of the proxy's own (`tp:N`; the SDK client's ids are numbers) and answered straight off it, without the
- * SDK's per-request bookkeeping and result re-validation. Progress for our own tokens is taken the same way,
- * as it arrives, so a final progress that comes with the result is not lost.
+ * SDK's per-request bookkeeping and result re-validation. What the upstream sends on a call's own response
+ * stream (progress for our token, log lines, server→client requests) is handed to that call: it is tied to
+ * the client that caused it. Everything else goes on to the SDK client, untied.
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, type JSONRPCMessage, McpError } from "@modelcontextprotocol/sdk/types.js";
+
+type Params = Record<string, unknown>;
+export type ServerRequest = { method: string; params?: Params };
 
 export interface ForwardOptions {
   readonly signal?: AbortSignal;
   /** Fails the call (and cancels it upstream) after this long without a result or progress. */
   readonly timeoutMs?: number;
   /** Progress of this call, delivered synchronously in arrival order (the last one included). */
-  readonly onProgress?: (params: Record<string, unknown>) => void;
+  readonly onProgress?: (params: Params) => void;
+  /** A notification the upstream sent on this call's own response stream (a log line, say). */
+  readonly onNotification?: (notification: { method: string; params?: Params }) => void;
+  /** A server→client request the upstream sent on this call's own response stream. */
+  readonly onServerRequest?: (request: ServerRequest, signal: AbortSignal) => Promise<Params>;
 }
 
-type Pending = { resolve: (r: Record<string, unknown>) => void; reject: (e: unknown) => void };
+interface Pending {
+  resolve(r: Params): void;
+  reject(e: unknown): void;
+  readonly options: ForwardOptions;
+}
+
+type Incoming = {
+  id?: unknown;
+  method?: string;
+  params?: Params;
+  result?: Params;
+  error?: { code: number; message: string; data?: unknown };
+};
 
 export class Forwarder {
   private seq = 0;
   private progressSeq = 0;
   private readonly pending = new Map<string, Pending>();
-  private readonly progress = new Map<string, (params: Record<string, unknown>) => void>();
+  private readonly progress = new Map<string, (params: Params) => void>();
+  /** Tied server→client requests being answered, by the upstream's id: its cancellation aborts them. */
+  private readonly answering = new Map<unknown, AbortController>();
 
-  /** Takes our answers and progress off the transport before the SDK client sees the rest. */
+  /** Takes our answers, progress and tied messages off the transport before the SDK client sees the rest. */
   attach(transport: Transport, client: Client): void {
     const handlers = (client as unknown as { _requestHandlerAbortControllers?: unknown })
       ._requestHandlerAbortControllers;
@@ -35,20 +57,17 @@ export class Forwarder {
     }
     const sdk = transport.onmessage;
     transport.onmessage = (message, extra) => {
-      const m = message as {
-        id?: unknown;
-        method?: string;
-        params?: Record<string, unknown>;
-        result?: Record<string, unknown>;
-        error?: { code: number; message: string; data?: unknown };
-      };
-      if (m.method === "notifications/cancelled" && m.params?.requestId === 0) {
+      const m = message as Incoming;
+      if (m.method === "notifications/cancelled") {
+        const id = m.params?.requestId;
+        const mine = this.answering.get(id);
+        if (mine) {
+          mine.abort(m.params?.reason ?? "cancelled");
+          return;
+        }
         // SDK 1.32 ignores a cancellation of request id 0 (`if (!requestId) return`): the upstream's first
         // server→client request. Abort its handler here (typescript-sdk issue 2283).
-        const handlers = (
-          client as unknown as { _requestHandlerAbortControllers?: Map<unknown, AbortController> }
-        )._requestHandlerAbortControllers;
-        handlers?.get(0)?.abort(m.params.reason);
+        if (id === 0) (handlers as Map<unknown, AbortController>).get(0)?.abort(m.params?.reason);
       }
       if (typeof m.id === "string" && !m.method) {
         const p = this.pending.get(m.id);
@@ -67,8 +86,42 @@ export class Forwarder {
           return;
         }
       }
+      const tie = (extra as { relatedRequestId?: unknown } | undefined)?.relatedRequestId;
+      const call = typeof tie === "string" ? this.pending.get(tie) : undefined;
+      if (call && m.method && this.tied(transport, call.options, m)) return;
       sdk?.(message, extra);
     };
+  }
+
+  /** Hands a message tied to a call to that call; false when the call takes no such message. */
+  private tied(transport: Transport, options: ForwardOptions, m: Incoming): boolean {
+    const message = { method: m.method!, ...(m.params ? { params: m.params } : {}) };
+    if (m.id === undefined) {
+      if (!options.onNotification) return false;
+      options.onNotification(message);
+      return true;
+    }
+    const handler = options.onServerRequest;
+    if (!handler) return false;
+    const id = m.id;
+    const controller = new AbortController();
+    this.answering.set(id, controller);
+    const reply = (body: object) =>
+      void transport.send({ jsonrpc: "2.0", id, ...body } as JSONRPCMessage).catch(() => {});
+    handler(message, controller.signal)
+      .then(
+        (result) => {
+          if (!controller.signal.aborted) reply({ result });
+        },
+        (err: { code?: unknown; message?: string; data?: unknown }) => {
+          if (controller.signal.aborted) return;
+          const code = Number.isSafeInteger(err?.code) ? (err.code as number) : ErrorCode.InternalError;
+          const data = err?.data !== undefined ? { data: err.data } : {};
+          reply({ error: { code, message: err?.message ?? "Internal error", ...data } });
+        },
+      )
+      .finally(() => this.answering.delete(id));
+    return true;
   }
 
   /** Fails every request in flight (the connection closed). */
@@ -76,20 +129,22 @@ export class Forwarder {
     const pending = [...this.pending.values()];
     this.pending.clear();
     for (const p of pending) p.reject(err);
+    for (const c of this.answering.values()) c.abort(err);
+    this.answering.clear();
   }
 
   async request(
     transport: Transport,
     method: string,
-    params: Record<string, unknown>,
+    params: Params,
     options: ForwardOptions & { timeoutMs: number },
-  ): Promise<Record<string, unknown>> {
+  ): Promise<Params> {
     const id = `tp:${++this.seq}`;
     const { timeoutMs } = options;
     let timer: NodeJS.Timeout | undefined;
     let token: string | undefined;
-    const answered = new Promise<Record<string, unknown>>((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
+    const answered = new Promise<Params>((resolve, reject) => {
+      this.pending.set(id, { resolve, reject, options });
     });
     // It may be settled (timeout, cancel, closed connection) before anyone awaits it: never an unhandled rejection.
     answered.catch(() => {});

@@ -1,10 +1,11 @@
-/** @module Every upstream's long-lived connections: one shared, plus per-credential or per-session instances. */
+/** @module Every upstream's running instances: one shared, plus per-credential and per-session ones. */
 import type { Inventory, UpstreamState } from "../catalog/inventory.js";
 import type { Catalog } from "../catalog/types.js";
 import { redact } from "../config/env.js";
 import type { Logger } from "../log.js";
 import { type ConnectionHooks, UpstreamConnection } from "./connection.js";
-import type { Variant } from "./transport.js";
+import { type InstanceRef, refLabel, sharedRef } from "./instance.js";
+import { InstanceDirs } from "./instance-dirs.js";
 
 export interface PoolOptions {
   readonly clientName: string;
@@ -14,40 +15,35 @@ export interface PoolOptions {
   readonly idleInstanceMs?: number;
 }
 
-/** Which connection of an upstream: `shared`, `cred:<digest>` or `session:<id>`. */
-export interface Instance {
-  readonly key: string;
-  readonly variant?: Variant;
-}
-export const SHARED: Instance = Object.freeze({ key: "shared" });
+type Hooks = Pick<ConnectionHooks, "onRestart" | "onListed">;
 
-/** `name#key`: how traffic and logs tell instances apart (never contains a credential). */
-export function instanceId(name: string, key: string): string {
-  return `${name}#${key}`;
-}
-
-type Listener = (upstream: string, state: UpstreamState, key: string) => void;
-
-export type PoolHooks = Omit<ConnectionHooks, "onInventory" | "onNotification" | "onServerRequest"> & {
+export interface PoolHooks extends Hooks {
+  /** An instance's inventory or availability changed. */
+  onChange?(ref: InstanceRef, state: UpstreamState): void;
   /** An instance was closed and forgotten (reaped, refused, replaced by a reload). */
-  onClosed?(id: string): void;
-  onNotification?(
-    id: string,
-    notification: Parameters<NonNullable<ConnectionHooks["onNotification"]>>[1],
-  ): void;
+  onClosed?(ref: InstanceRef): void;
+  /** A notification the upstream sent that is not tied to a forwarded request. */
+  onNotification?(ref: InstanceRef, notification: { method: string; params?: unknown }): void;
+  /** A server→client request the upstream sent that is not tied to a forwarded request. */
   onServerRequest?(
-    id: string,
+    ref: InstanceRef,
     request: { method: string; params?: unknown },
     signal: AbortSignal,
   ): Promise<unknown>;
-};
+}
 
 export class TooManyInstances extends Error {}
 
+interface Entry {
+  readonly ref: InstanceRef;
+  readonly connection: UpstreamConnection;
+  users: number;
+  reaper?: NodeJS.Timeout;
+}
+
 export class UpstreamPool {
-  private readonly connections = new Map<string, UpstreamConnection>();
-  private readonly listeners = new Set<Listener>();
-  private readonly reapers = new Map<string, NodeJS.Timeout>();
+  private readonly entries = new Map<string, Entry>();
+  private readonly dirs = new InstanceDirs();
 
   constructor(
     private catalog: Catalog,
@@ -55,169 +51,162 @@ export class UpstreamPool {
     private readonly hooks: PoolHooks = {},
   ) {}
 
-  /** Called whenever an upstream instance's inventory or availability changes. */
-  onChange(listener: Listener): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+  /** The connection of an instance, made (not started) on first use. */
+  connection(ref: InstanceRef): UpstreamConnection {
+    return (this.entries.get(ref.id) ?? this.make(ref)).connection;
   }
 
-  connection(name: string, instance: Instance = SHARED): UpstreamConnection {
-    const id = instanceId(name, instance.key);
-    let c = this.connections.get(id);
-    if (!c) {
-      const spec = this.catalog.upstreams.get(name);
-      if (!spec) throw new Error(`unknown upstream ${name}`);
-      if (instance.key !== "shared") {
-        const running = [...this.connections.keys()].filter(
-          (k) => k.startsWith(`${name}#`) && !k.endsWith("#shared"),
-        ).length;
-        if (running >= spec.maxInstances) {
-          throw new TooManyInstances(
-            `upstream ${name} already runs ${running} isolated instances (max_instances: ${spec.maxInstances})`,
-          );
-        }
+  /** The connection of an instance if it exists; never makes one. */
+  existing(ref: InstanceRef): UpstreamConnection | undefined {
+    return this.entries.get(ref.id)?.connection;
+  }
+
+  private make(ref: InstanceRef): Entry {
+    const spec = this.catalog.upstreams.get(ref.upstream);
+    if (!spec) throw new Error(`unknown upstream ${ref.upstream}`);
+    if (ref.kind !== "shared") {
+      let running = 0;
+      for (const e of this.entries.values()) {
+        if (e.ref.upstream === ref.upstream && e.ref.kind !== "shared") running++;
       }
-      const { onNotification, onServerRequest, onClosed: _closed, ...rest } = this.hooks;
-      const secrets = new Map(this.catalog.secrets);
-      for (const [k, v] of Object.entries({ ...instance.variant?.headers, ...instance.variant?.env })) {
-        if (v.length >= 4) secrets.set(v, `<${k}>`);
+      if (running >= spec.maxInstances) {
+        throw new TooManyInstances(
+          `upstream ${ref.upstream} already runs ${running} isolated instances (max_instances: ${spec.maxInstances})`,
+        );
       }
-      c = new UpstreamConnection(spec, {
-        ...this.options,
-        redact: (text) => redact(text, secrets),
-        ...(instance.variant ? { variant: instance.variant } : {}),
-        ...(instance.key !== "shared" ? { label: instance.key.split(":")[0]! } : {}),
-        hooks: {
-          ...rest,
-          onInventory: (n, state) => this.emit(n, state, instance.key),
-          ...(onNotification
-            ? { onNotification: (_n, notification) => onNotification(id, notification) }
-            : {}),
-          ...(onServerRequest
-            ? { onServerRequest: (_n, request, signal) => onServerRequest(id, request, signal) }
-            : {}),
-        },
-      });
-      this.connections.set(id, c);
     }
-    return c;
-  }
-
-  private forget(id: string): void {
-    this.connections.delete(id);
-    this.hooks.onClosed?.(id);
-  }
-
-  /** The connection of an instance id (`name#key`) if it exists; never creates one. */
-  existing(id: string): UpstreamConnection | undefined {
-    return this.connections.get(id);
-  }
-
-  /** A session starts using an instance; isolated instances are counted so they can be reaped. */
-  acquire(name: string, instance: Instance): UpstreamConnection {
-    const c = this.connection(name, instance);
-    c.users++;
-    const id = instanceId(name, instance.key);
-    clearTimeout(this.reapers.get(id));
-    this.reapers.delete(id);
-    return c;
-  }
-
-  /** A session stops using an instance: a per-session one closes now, a per-credential one when idle. */
-  release(name: string, instance: Instance): void {
-    const id = instanceId(name, instance.key);
-    const c = this.connections.get(id);
-    if (!c || instance.key === "shared") return;
-    c.users = Math.max(0, c.users - 1);
-    if (c.users > 0) return;
-    const close = () => {
-      this.reapers.delete(id);
-      if (c.users > 0 || this.connections.get(id) !== c) return;
-      this.forget(id);
-      void c.close();
-    };
-    if (instance.key.startsWith("session:")) close();
-    else {
-      const timer = setTimeout(close, this.options.idleInstanceMs ?? 60_000);
-      timer.unref();
-      this.reapers.set(id, timer);
+    const secrets = new Map(this.catalog.secrets);
+    for (const [k, v] of Object.entries({ ...ref.variant?.headers, ...ref.variant?.env })) {
+      if (v.length >= 4) secrets.set(v, `<${k}>`);
     }
+    const { onNotification, onServerRequest } = this.hooks;
+    const connection = new UpstreamConnection(spec, {
+      clientName: this.options.clientName,
+      clientVersion: this.options.clientVersion,
+      logger: this.options.logger,
+      redact: (text) => redact(text, secrets),
+      kind: ref.kind,
+      ...(ref.variant ? { variant: ref.variant } : {}),
+      ...(ref.kind !== "shared" ? { label: refLabel(ref) } : {}),
+      instance: () => this.dirs.values(ref, spec, this.catalog),
+      hooks: {
+        ...(this.hooks.onRestart ? { onRestart: this.hooks.onRestart } : {}),
+        ...(this.hooks.onListed ? { onListed: this.hooks.onListed } : {}),
+        onInventory: (_n, state) => this.hooks.onChange?.(ref, state),
+        ...(onNotification ? { onNotification: (_n, n) => onNotification(ref, n) } : {}),
+        ...(onServerRequest
+          ? { onServerRequest: (_n, request, signal) => onServerRequest(ref, request, signal) }
+          : {}),
+      },
+    });
+    const entry: Entry = { ref, connection, users: 0 };
+    this.entries.set(ref.id, entry);
+    return entry;
+  }
+
+  private forget(entry: Entry): void {
+    if (this.entries.get(entry.ref.id) !== entry) return;
+    clearTimeout(entry.reaper);
+    this.entries.delete(entry.ref.id);
+    this.hooks.onClosed?.(entry.ref);
+  }
+
+  private async closeEntry(entry: Entry): Promise<void> {
+    this.forget(entry);
+    await entry.connection.close();
+    await this.dirs.release(entry.ref);
+  }
+
+  /** A session starts using an instance. */
+  acquire(ref: InstanceRef): UpstreamConnection {
+    const entry = this.entries.get(ref.id) ?? this.make(ref);
+    entry.users++;
+    clearTimeout(entry.reaper);
+    entry.reaper = undefined;
+    return entry.connection;
+  }
+
+  /** A session stops using an instance: a per-session one closes now, a per-credential one when idle a while. */
+  release(ref: InstanceRef): void {
+    const entry = this.entries.get(ref.id);
+    if (!entry || ref.kind === "shared") return;
+    entry.users = Math.max(0, entry.users - 1);
+    if (entry.users > 0) return;
+    if (ref.kind === "session") {
+      void this.closeEntry(entry);
+      return;
+    }
+    clearTimeout(entry.reaper);
+    entry.reaper = setTimeout(() => {
+      if (entry.users === 0) void this.closeEntry(entry);
+    }, this.options.idleInstanceMs ?? 60_000);
+    entry.reaper.unref();
   }
 
   /**
-   * Starts what these upstreams need (in parallel) and returns their inventory. With `restart: false` an
-   * upstream that failed is reported as it is rather than restarted (a report is not a use).
+   * Starts what these upstreams need (in parallel) and returns their inventory, through the given instances
+   * (others: the shared one). With `restart: false` an upstream that failed is reported as it is (a report is
+   * not a use). Every instance is made (or refused) before any starts: a refusal leaves nothing half-made.
    */
   async ensure(
     names: Iterable<string>,
-    instances: ReadonlyMap<string, Instance> = new Map(),
+    refs: ReadonlyMap<string, InstanceRef> = new Map(),
     restart = true,
   ): Promise<Inventory> {
     const list = [...new Set(names)];
-    // Every instance is made (or refused) before any starts: a refusal must not leave others half-made.
-    const made: string[] = [];
+    const made: Entry[] = [];
     let connections: UpstreamConnection[];
     try {
       connections = list.map((n) => {
-        const instance = instances.get(n) ?? SHARED;
-        const id = instanceId(n, instance.key);
-        if (!this.connections.has(id)) made.push(id);
-        return this.connection(n, instance);
+        const ref = refs.get(n) ?? sharedRef(n);
+        const known = this.entries.get(ref.id);
+        if (known) return known.connection;
+        const entry = this.make(ref);
+        made.push(entry);
+        return entry.connection;
       });
     } catch (err) {
-      for (const id of made) {
-        const c = this.connections.get(id);
-        if (!c || id.endsWith("#shared") || c.users > 0) continue;
-        this.forget(id);
-        void c.close();
-      }
+      for (const e of made) if (e.ref.kind !== "shared" && e.users === 0) void this.closeEntry(e);
       throw err;
     }
     const states = await Promise.all(connections.map((c) => c.ensure(restart)));
     return new Map(list.map((n, i) => [n, states[i]!]));
   }
 
-  refresh(name: string, instance: Instance = SHARED): Promise<UpstreamState> {
-    return this.connection(name, instance).refresh();
+  refresh(ref: InstanceRef): Promise<UpstreamState> {
+    return this.connection(ref).refresh();
   }
 
-  /** Process ids of running stdio upstream instances (for tests and shutdown checks). */
+  /** Process ids of running stdio upstream instances (for tests and shutdown checks), by a readable label. */
   pids(): Record<string, number> {
     const out: Record<string, number> = {};
-    for (const [id, c] of this.connections) {
-      const pid = c.pid();
-      if (pid && c.state?.status === "ready") out[id] = pid;
+    for (const e of this.entries.values()) {
+      const pid = e.connection.pid();
+      if (pid && e.connection.state?.status === "ready") out[`${e.ref.upstream}#${refLabel(e.ref)}`] = pid;
     }
     return out;
   }
 
-  /** Every instance with its state, for /metrics and health reporting. */
-  instances(): { id: string; name: string; state: UpstreamState | undefined }[] {
-    return [...this.connections].map(([id, c]) => ({ id, name: c.spec.name, state: c.state }));
+  /** Every instance with its state, for /metrics, reports and health. */
+  instances(): { ref: InstanceRef; state: UpstreamState | undefined }[] {
+    return [...this.entries.values()].map((e) => ({ ref: e.ref, state: e.connection.state }));
   }
 
   /** A reload swaps the catalog: instances whose spec changed or vanished are closed (restarted on next use). */
   async setCatalog(catalog: Catalog): Promise<void> {
     this.catalog = catalog;
-    const stale: UpstreamConnection[] = [];
-    for (const [id, c] of this.connections) {
-      const spec = catalog.upstreams.get(c.spec.name);
-      if (!spec || JSON.stringify({ ...spec, where: "" }) !== JSON.stringify({ ...c.spec, where: "" })) {
-        this.forget(id);
-        stale.push(c);
+    const stale: Entry[] = [];
+    for (const e of this.entries.values()) {
+      const spec = catalog.upstreams.get(e.ref.upstream);
+      const before = e.connection.spec;
+      if (!spec || JSON.stringify({ ...spec, where: "" }) !== JSON.stringify({ ...before, where: "" })) {
+        stale.push(e);
       }
     }
-    await Promise.all(stale.map((c) => c.close()));
+    await Promise.all(stale.map((e) => this.closeEntry(e)));
   }
 
   async close(): Promise<void> {
-    for (const t of this.reapers.values()) clearTimeout(t);
-    this.reapers.clear();
-    await Promise.all([...this.connections.values()].map((c) => c.close()));
-    this.connections.clear();
-  }
-
-  private emit(name: string, state: UpstreamState, key: string): void {
-    for (const l of this.listeners) l(name, state, key);
+    await Promise.all([...this.entries.values()].map((e) => this.closeEntry(e)));
   }
 }

@@ -1,6 +1,7 @@
 /** @module Builds the client transport of one upstream: a stdio child process, or Streamable HTTP over undici. */
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { Upstream } from "../catalog/types.js";
+import type { InstanceValues } from "./instance-dirs.js";
 import { adopt } from "./prespawn.js";
 import { spawnSpecOf, type Variant } from "./spawn-spec.js";
 import { LeanStdioTransport } from "./stdio-transport.js";
@@ -30,6 +31,7 @@ export async function buildTransport(
   up: Upstream,
   variant: Variant = {},
   name = up.name,
+  instance?: InstanceValues,
 ): Promise<BuiltTransport> {
   const stderrTail: string[] = [];
   if (up.transport === "http") {
@@ -45,8 +47,8 @@ export async function buildTransport(
     });
     return { transport, pid: () => null, stderrTail };
   }
-  const spec = spawnSpecOf(up, variant);
-  const transport = new LeanStdioTransport(spec, variant.env ? undefined : adopt(name, spec));
+  const spec = spawnSpecOf(up, variant, instance);
+  const transport = new LeanStdioTransport(spec, variant.env || instance ? undefined : adopt(name, spec));
   transport.ensureSpawned();
   transport.stderr?.on("data", (chunk: Buffer) => {
     for (const line of chunk.toString("utf8").split("\n")) {

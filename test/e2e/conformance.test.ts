@@ -19,6 +19,10 @@ upstreams:
   conf:
     command: node
     args: ["${join(ROOT, "test/fixtures/conformance-server.mjs")}"]
+    # The fixture asks its client for sampling, elicitation and roots, and logs during calls: over stdio
+    # nothing ties those to a call, so each session gets its own process.
+    isolation: per-session
+    max_instances: 64
 `,
 );
 let served: Served;

@@ -17,8 +17,8 @@ describe("restart backoff", () => {
 });
 
 describe("signed session ids", () => {
-  const seed = { q: "notes", v: "2025-11-25", c: { sampling: {} }, i: { name: "c", version: "1" } };
-  test("an id signed with another secret, altered, or malformed is accepted", () => {
+  const seed = { q: "notes", v: "2025-11-25", c: { sampling: {} }, i: { name: "c", version: "1" }, b: "d1" };
+  test("an id signed with another secret, altered, or malformed is refused", () => {
     const id = signSessionId(seed, "secret-one");
     expect(verifySessionId(id, "secret-one")).toMatchObject(seed);
     expect(verifySessionId(id, "secret-two")).toBeUndefined();
@@ -28,6 +28,35 @@ describe("signed session ids", () => {
     expect(verifySessionId("tp1.x", "secret-one")).toBeUndefined();
     expect(verifySessionId("not-ours", "secret-one")).toBeUndefined();
     expect(signSessionId(seed, "s")).not.toBe(signSessionId(seed, "s"));
+  });
+
+  test("a signed id has exactly one accepted spelling", () => {
+    const id = signSessionId(seed, "secret-one");
+    const [prefix, body, mac] = id.split(".") as [string, string, string];
+    const respellings = [
+      `${id}.x`,
+      `${id}=`,
+      `${prefix}.${body}=.${mac}`,
+      `${prefix}.${body}.${mac}=`,
+      ` ${id}`,
+      `${id} `,
+      `${prefix}.${body}.${mac}\n`,
+      `${prefix}.${body}.${mac.slice(0, -1)}${mac.endsWith("A") ? "B" : "A"}`,
+      `${prefix}.${body.replace(/-/g, "+").replace(/_/g, "/")}.${mac.replace(/-/g, "+").replace(/_/g, "/")}`,
+      `${prefix}..${body}.${mac}`,
+      `TP1.${body}.${mac}`,
+      `${prefix}.${body}.${mac}%`,
+    ].filter((s) => s !== id);
+    for (const s of respellings) expect(verifySessionId(s, "secret-one"), s).toBeUndefined();
+    // A MAC whose last character carries stray bits decodes to the same bytes: still refused.
+    const last = mac.at(-1)!;
+    const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    const sibling = alphabet[alphabet.indexOf(last) ^ 1]!;
+    const stray = `${prefix}.${body}.${mac.slice(0, -1)}${sibling}`;
+    if (Buffer.from(stray.split(".")[2]!, "base64url").equals(Buffer.from(mac, "base64url"))) {
+      expect(verifySessionId(stray, "secret-one")).toBeUndefined();
+    }
+    expect(verifySessionId(id, "secret-one")).toMatchObject(seed);
   });
 });
 

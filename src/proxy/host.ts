@@ -1,0 +1,59 @@
+/**
+ * @module What a session needs from the process that hosts it, and nothing more: the upstream instances it
+ * may talk to, the catalog's figures, metrics, logs and the shared traffic bookkeeping. The gateway
+ * implements it; tests implement it with fakes. A session never sees the gateway itself.
+ */
+import type { ServerCapabilities } from "@modelcontextprotocol/sdk/types.js";
+import type { Upstream } from "../catalog/types.js";
+import type { Logger } from "../log.js";
+import type { Outcome } from "../metrics.js";
+import type { ToolsetsReport } from "../report.js";
+import type { Resolution } from "../resolve.js";
+import type { Selection } from "../selection.js";
+import type { ForwardOptions } from "../upstream/forward.js";
+import type { InstanceRef } from "../upstream/instance.js";
+import type { LogLevel, Params, Peer } from "./peer.js";
+
+export type { Params } from "./peer.js";
+
+/** One upstream instance as a session uses it. */
+export interface UpstreamLink {
+  readonly capabilities: ServerCapabilities | undefined;
+  request(method: string, params: Params, options?: ForwardOptions): Promise<Params>;
+  notify(notification: { method: string; params?: Params }): Promise<void>;
+}
+
+/** Shared bookkeeping of what upstream instances send to sessions (see traffic.ts). */
+export interface SessionTraffic {
+  /** Subscribes once upstream per URI however many sessions ask; true when the upstream must be asked. */
+  subscribe(ref: InstanceRef, uri: string, peer: Peer): boolean;
+  /** True when the last subscriber left (the upstream must be told). */
+  unsubscribe(ref: InstanceRef, uri: string, peer: Peer): boolean;
+  /** The most verbose level any session using the instance wants; recorded as the one sent upstream. */
+  upstreamLevel(ref: InstanceRef): LogLevel;
+  /** The level to send before a call of a session that wants `wanted`, if the upstream was left quieter. */
+  levelToRaise(ref: InstanceRef, wanted: LogLevel): LogLevel | undefined;
+  /** Marks a call of `peer` in flight on an instance; returns the function that ends it. */
+  begin(ref: InstanceRef, peer: Peer): () => void;
+  /** A URL elicitation went to `peer`: its completion notification, which names the id, goes there too. */
+  elicited(ref: InstanceRef, elicitationId: string, peer: Peer): void;
+}
+
+export interface CallFigures {
+  recordCall(toolset: string, tool: string, upstream: string, outcome: Outcome, seconds: number): void;
+}
+
+export interface SessionHost {
+  readonly serverInfo: { readonly name: string; readonly version: string };
+  readonly logger: Logger;
+  readonly metrics: CallFigures;
+  readonly traffic: SessionTraffic;
+  /** Captured values are kept per session (false when sessions last one request: stateless). */
+  readonly capture: boolean;
+  readonly stateMaxBytes: number;
+  link(ref: InstanceRef): UpstreamLink;
+  upstream(name: string): Upstream | undefined;
+  offersToolsetsTool(resolution: Resolution): boolean;
+  report(selection: Selection, resolution: Resolution): ToolsetsReport;
+  now(): number;
+}

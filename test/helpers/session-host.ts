@@ -1,0 +1,141 @@
+/**
+ * A session in process: the real Session and Traffic, a fake host whose upstream links record what reaches them
+ * and answer from a script, a fake clock, and the SDK's in-memory transport with a real SDK client (or raw
+ * JSON-RPC messages) on the other end. No child process, no socket.
+ */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import type { ClientCapabilities, JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { EMPTY_OFFER, type Offer, type UpstreamState } from "../../src/catalog/inventory.js";
+import type { Catalog } from "../../src/catalog/types.js";
+import { silentLogger } from "../../src/log.js";
+import { getOrCreate } from "../../src/maps.js";
+import type { Params, SessionHost, UpstreamLink } from "../../src/proxy/host.js";
+import type { Peer } from "../../src/proxy/peer.js";
+import { Session } from "../../src/proxy/session.js";
+import { Traffic } from "../../src/proxy/traffic.js";
+import { toolsetsReport } from "../../src/report.js";
+import { resolve } from "../../src/resolve.js";
+import { select } from "../../src/selection.js";
+import type { ForwardOptions } from "../../src/upstream/forward.js";
+import { type InstanceRef, sessionRef, sharedRef } from "../../src/upstream/instance.js";
+
+export interface Seen {
+  readonly instance: InstanceRef;
+  readonly method: string;
+  readonly params: Params;
+  readonly options: ForwardOptions;
+}
+
+/** What a fake upstream does with a request: return a result, or throw. */
+export type Script = (method: string, params: Params, options: ForwardOptions) => Promise<Params> | Params;
+
+export class FakeLink implements UpstreamLink {
+  capabilities = { tools: {}, prompts: {}, resources: { subscribe: true }, logging: {}, completions: {} };
+  constructor(
+    private readonly ref: InstanceRef,
+    private readonly host: FakeHost,
+  ) {}
+  request(method: string, params: Params, options: ForwardOptions = {}): Promise<Params> {
+    this.host.seen.push({ instance: this.ref, method, params, options });
+    return Promise.resolve().then(() => this.host.script(method, params, options));
+  }
+  async notify(n: { method: string; params?: Params }): Promise<void> {
+    this.host.seen.push({ instance: this.ref, method: n.method, params: n.params ?? {}, options: {} });
+  }
+}
+
+export class FakeHost implements SessionHost {
+  readonly serverInfo = { name: "fake", version: "0" };
+  readonly logger = silentLogger;
+  readonly calls: { tool: string; outcome: string }[] = [];
+  readonly metrics = {
+    recordCall: (_toolset: string, tool: string, _upstream: string, outcome: string) =>
+      void this.calls.push({ tool, outcome }),
+  };
+  readonly untied: { upstream: string; kind: string }[] = [];
+  readonly sessions = new Set<Session>();
+  readonly traffic: Traffic;
+  readonly seen: Seen[] = [];
+  capture = true;
+  readonly stateMaxBytes = 1 << 20;
+  clock = 1_000;
+  script: Script = () => ({ content: [{ type: "text", text: "ok" }] });
+  private readonly links = new Map<string, FakeLink>();
+
+  constructor(readonly catalog: Catalog) {
+    this.traffic = new Traffic({
+      users: (ref) => [...this.sessions].filter((s) => s.refs.get(ref.upstream)?.id === ref.id) as Peer[],
+      upstream: (name) => catalog.upstreams.get(name),
+      logger: silentLogger,
+      untied: (upstream, kind) => void this.untied.push({ upstream, kind }),
+    });
+  }
+
+  link(ref: InstanceRef): FakeLink {
+    return getOrCreate(this.links, ref.id, () => new FakeLink(ref, this));
+  }
+  upstream(name: string) {
+    return this.catalog.upstreams.get(name);
+  }
+  offersToolsetsTool() {
+    return true;
+  }
+  report(selection: Parameters<SessionHost["report"]>[0], resolution: Parameters<SessionHost["report"]>[1]) {
+    return toolsetsReport(this.catalog, selection, resolution, [], resolution);
+  }
+  now(): number {
+    return this.clock;
+  }
+
+  /** A session for `query`, every upstream ready with `offers`; per-session upstreams get their own instance. */
+  open(query: string, offers: Record<string, Partial<Offer>>, key = `k${this.sessions.size}`): Session {
+    const picked = select(this.catalog, query);
+    if (!picked.ok) throw new Error(picked.error);
+    const inventory = new Map<string, UpstreamState>(
+      Object.entries(offers).map(([u, o]) => [u, { status: "ready", ...EMPTY_OFFER, ...o }]),
+    );
+    const refs = new Map<string, InstanceRef>();
+    for (const u of this.catalog.upstreams.values()) {
+      refs.set(u.name, u.isolation === "per-session" ? sessionRef(u.name, key) : sharedRef(u.name));
+    }
+    const session = new Session(this, {
+      selection: picked.selection,
+      resolution: resolve(this.catalog, picked.selection, inventory),
+      refs,
+      digest: key,
+      sessionKey: key,
+      credentials: { names: [], values: {} },
+    });
+    this.sessions.add(session);
+    return session;
+  }
+}
+
+/** A real SDK client connected to `session` in memory. */
+export async function sdkClient(session: Session, capabilities: ClientCapabilities = {}): Promise<Client> {
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await session.connect(serverSide);
+  const client = new Client({ name: "unit", version: "1" }, { capabilities });
+  await client.connect(clientSide);
+  return client;
+}
+
+/** Raw JSON-RPC on the client end: what the session sends, as it sends it. */
+export async function rawClient(session: Session) {
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  const received: JSONRPCMessage[] = [];
+  clientSide.onmessage = (m) => void received.push(m);
+  await session.connect(serverSide);
+  await clientSide.start();
+  const send = (m: Record<string, unknown>) => clientSide.send({ jsonrpc: "2.0", ...m } as JSONRPCMessage);
+  const answer = async (id: unknown) => {
+    for (let i = 0; i < 200; i++) {
+      const m = received.find((r) => (r as { id?: unknown }).id === id && !("method" in r));
+      if (m) return m as { result?: Params; error?: { code: number; message: string; data?: unknown } };
+      await new Promise((r) => setImmediate(r));
+    }
+    throw new Error(`no answer to ${String(id)}`);
+  };
+  return { received, send, answer };
+}
