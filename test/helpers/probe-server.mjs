@@ -15,6 +15,7 @@ import {
   CallToolRequestSchema,
   CompleteRequestSchema,
   CreateMessageResultSchema,
+  ElicitResultSchema,
   ErrorCode,
   GetPromptRequestSchema,
   ListPromptsRequestSchema,
@@ -64,6 +65,12 @@ const TOOLS = [
     name: "cancel_sampling",
     description: "Cancels pending sample_until_cancelled requests",
     inputSchema: noArgs,
+  },
+  {
+    name: "later",
+    description:
+      "Answers at once; 50 ms later sends a log line tagged `tag`, then asks the client for an elicitation: both tied to no call. The elicitation's outcome is recorded (event later)",
+    inputSchema: { type: "object", properties: { tag: { type: "string" } } },
   },
 ];
 
@@ -136,6 +143,7 @@ server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
           },
         },
         CreateMessageResultSchema,
+        ElicitResultSchema,
       );
       return text(JSON.stringify(result));
     }
@@ -149,6 +157,7 @@ server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
             params: { messages: [{ role: "user", content: { type: "text", text: "wait" } }], maxTokens: 10 },
           },
           CreateMessageResultSchema,
+          ElicitResultSchema,
           { signal: controller.signal, timeout: 600_000 },
         );
         return text("answered");
@@ -158,6 +167,30 @@ server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
         pending.delete(controller);
       }
     }
+    case "later":
+      setTimeout(async () => {
+        await server.sendLoggingMessage({
+          level: "error",
+          logger: "probe",
+          data: `probe later ${args.tag ?? ""}`,
+        });
+        try {
+          const answer = await server.request(
+            {
+              method: "elicitation/create",
+              params: {
+                message: `later ${args.tag ?? ""}`,
+                requestedSchema: { type: "object", properties: { secret: { type: "string" } } },
+              },
+            },
+            ElicitResultSchema,
+          );
+          record({ event: "later", tag: args.tag, answer });
+        } catch (error) {
+          record({ event: "later", tag: args.tag, error: error?.message ?? String(error) });
+        }
+      }, 50);
+      return text("later");
     case "cancel_sampling":
       for (const c of pending) c.abort("probe cancelled it");
       return text("ok");
