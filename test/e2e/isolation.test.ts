@@ -260,3 +260,55 @@ describe("session ids", () => {
     }
   });
 });
+
+describe("reload", () => {
+  const own = tempDir();
+  const write = (extra: string) =>
+    own.file(
+      "packs.yaml",
+      `
+upstreams:
+  fx:
+    command: node
+    args: ["${FIXTURE}", "--whoami", "--tools", "echo"]
+${extra}`,
+    );
+  let s: Served;
+  beforeAll(async () => {
+    s = await serve([write("")]);
+  });
+  afterAll(async () => {
+    await s?.stop();
+    own.cleanup();
+  });
+  const pidOf = async (c: Client) =>
+    ((await c.callTool({ name: "whoami", arguments: {} })).structuredContent as { pid: number }).pid;
+  const reloaded = async (n: number) => {
+    s.proc.kill("SIGHUP");
+    await expect.poll(() => s.stderr().split("config reloaded").length - 1, { timeout: 20_000 }).toBe(n);
+  };
+
+  test("a reload that makes an upstream per-session moves open sessions onto their own instances", async () => {
+    const a = await httpClient(s.url());
+    const b = await httpClient(s.url());
+    open.push(a, b);
+    const shared = await pidOf(a);
+    expect(await pidOf(b)).toBe(shared);
+    write("    isolation: per-session\n");
+    await reloaded(1);
+    const [pa, pb] = [await pidOf(a), await pidOf(b)];
+    expect(pa).not.toBe(shared);
+    expect(pb).not.toBe(shared);
+    expect(pa).not.toBe(pb);
+  });
+
+  test("a reload that makes an upstream read a credential header ends the sessions opened without it", async () => {
+    const c = await httpClient(s.url());
+    open.push(c);
+    await pidOf(c);
+    write("    isolation: per-session\n    header_env: { x-api-key: API_KEY }\n");
+    await reloaded(2);
+    const err = await c.callTool({ name: "whoami", arguments: {} }).catch((e: Error) => e);
+    expect(String(err)).toMatch(/404|Session not found/);
+  });
+});
