@@ -16,13 +16,23 @@ export function refOf(kind: MemberKind, ref: string): string {
   return kind === "tool" ? ref : `${kind}:${ref}`;
 }
 
-/** The compiled member, or undefined with its problem pushed onto `errors`. */
+/** Upstream names written anywhere (even where their spec failed); `all` when some file's list is unreadable. */
+export interface Declared {
+  readonly names: ReadonlySet<string>;
+  readonly all: boolean;
+}
+
+/**
+ * The compiled member, or undefined with its problem pushed onto `errors`. A member of a declared upstream
+ * whose spec failed is checked all the same, but not compiled (its upstream's own errors say why).
+ */
 export function makeMember(
   kind: MemberKind,
   spec: MemberSpec | PromptSpec,
   path: (string | number)[],
   file: LoadedFile,
   upstreams: ReadonlyMap<string, Upstream>,
+  declared: Declared,
   errors: ConfigError[],
 ): Member | undefined {
   const { source } = file;
@@ -46,8 +56,8 @@ export function makeMember(
     );
     return undefined;
   }
-  if (!upstreams.has(ref.upstream)) {
-    const guess = closest(ref.upstream, upstreams.keys());
+  if (!declared.all && !declared.names.has(ref.upstream)) {
+    const guess = closest(ref.upstream, declared.names);
     errors.push(
       source.error(
         refPath,
@@ -84,6 +94,7 @@ export function makeMember(
     );
     return undefined;
   }
+  if (!upstreams.has(ref.upstream)) return undefined;
   return {
     kind,
     upstream: ref.upstream,

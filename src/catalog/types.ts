@@ -40,6 +40,14 @@ export interface Toolset {
   readonly captureOverBytes?: number;
 }
 
+/** A root toolpacks itself gives an upstream instance (MCP `Root`). */
+export interface Root {
+  /** An absolute `file://` URI. */
+  readonly uri: string;
+  /** The last path segment (absent for `/`). */
+  readonly name?: string;
+}
+
 export interface Upstream {
   readonly name: string;
   readonly transport: "stdio" | "http";
@@ -47,13 +55,20 @@ export interface Upstream {
   readonly headers: Readonly<Record<string, string>>;
   readonly command?: string;
   readonly args: readonly string[];
+  /** May hold `${instance.dir}` / `${instance.id}` (per-instance stdio only): see config/instance-vars.ts. */
   readonly env: Readonly<Record<string, string>>;
-  /** Absolute; relative `cwd` is taken from the config file's folder. */
+  /** Names of the proxy's environment variables the command inherits beyond the minimal set (stdio). */
+  readonly inheritEnv: readonly string[];
+  /** Absolute; relative `cwd` is taken from the config file's folder (`${instance.dir}…` is kept as written). */
   readonly cwd: string;
+  /** Longest line a stdio upstream may write (bytes). */
+  readonly maxLineBytes: number;
   readonly prefix: string;
   /** Per forwarded request without result or progress. */
   readonly callTimeoutMs: number;
   readonly connectTimeoutMs: number;
+  /** How long a client may take to answer input this upstream asked for. */
+  readonly inputTimeoutMs: number;
   readonly validateArguments: boolean;
   /** Lower-case header names forwarded from the client to this (HTTP) upstream. */
   readonly forwardHeaders: readonly string[];
@@ -67,6 +82,11 @@ export interface Upstream {
   /** Environment variables a stdio upstream inherits besides the minimal set. */
   readonly inheritEnv?: readonly string[];
   readonly maxInstances: number;
+  /** What toolpacks answers to `roots/list` from a shared or per-credential instance (empty: no `roots` capability). */
+  readonly roots: readonly Root[];
+  /** `in-flight`: also hand server→client messages to the one session with calls in flight (unsafe with several users). */
+  readonly attribution: "tied" | "in-flight";
+  readonly protocol: "auto" | "2025" | "2026-07-28";
   /** Results over this many bytes are captured as handles (undefined: off). */
   readonly captureOverBytes?: number;
   /** Some declared toolset mentions it: then only named tools can be exposed. */
@@ -86,6 +106,8 @@ export interface Catalog {
   readonly stateDir?: string;
   /** Captured bytes one session may hold (oldest evicted first). */
   readonly stateMaxBytes: number;
+  /** Absolute folder for toolpacks' files on disk (instance directories). */
+  readonly stateDir: string;
   readonly instructions?: string;
   readonly upstreams: ReadonlyMap<string, Upstream>;
   /** In declaration order (first file first); implicit toolsets after declared ones. */

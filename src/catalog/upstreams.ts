@@ -4,6 +4,7 @@ import { isDeepStrictEqual } from "node:util";
 import type { ConfigError } from "../config/errors.js";
 import type { LoadedFile } from "../config/load.js";
 import type { UpstreamSpec } from "../config/types.js";
+import { compileRoots } from "./roots.js";
 import type { Upstream } from "./types.js";
 import { where } from "./where.js";
 
@@ -18,6 +19,8 @@ export function makeUpstream(
   const { source } = file;
   const path = ["upstreams", key];
   const before = errors.length;
+  // A value whose `${VAR}` failed is already reported: checking what is left of it would only repeat that.
+  const unresolved = (k: keyof UpstreamSpec) => file.unresolved.within([...path, k]);
   if (spec.url !== undefined && spec.command !== undefined) {
     errors.push(
       source.error(
@@ -37,14 +40,16 @@ export function makeUpstream(
       ),
     );
   }
-  if (spec.url !== undefined) {
+  if (spec.url !== undefined && !unresolved("url")) {
     let ok = false;
     try {
       ok = ["http:", "https:"].includes(new URL(spec.url).protocol);
     } catch {}
     if (!ok)
       errors.push(source.error([...path, "url"], `url ${JSON.stringify(display.url)} is not an http(s) URL`));
-    for (const k of ["args", "env", "cwd"] as const) {
+  }
+  if (spec.url !== undefined) {
+    for (const k of ["args", "env", "cwd", "inherit_env", "max_line_bytes"] as const) {
       if (spec[k] !== undefined)
         errors.push(
           source.error([...path, k], `${k} applies to stdio upstreams (command), not url`, undefined, true),
@@ -72,7 +77,8 @@ export function makeUpstream(
     );
   }
   if (spec.command !== undefined) {
-    if (!spec.command.trim()) errors.push(source.error([...path, "command"], "command is empty"));
+    if (!spec.command.trim() && !unresolved("command"))
+      errors.push(source.error([...path, "command"], "command is empty"));
     if (spec.headers !== undefined) {
       errors.push(
         source.error(
@@ -87,6 +93,8 @@ export function makeUpstream(
   if (spec.prefix !== undefined && spec.prefix !== "" && !/^[A-Za-z0-9_.-]{1,64}$/.test(spec.prefix)) {
     errors.push(source.error([...path, "prefix"], `prefix "${spec.prefix}" may hold only A-Z a-z 0-9 _ . -`));
   }
+  const base = dirname(resolvePath(source.file));
+  const roots = compileRoots(spec.roots ?? [], base, source, [...path, "roots"], errors);
   if (errors.length > before) return undefined;
   const at = source.at(path, true);
   return {
@@ -97,10 +105,14 @@ export function makeUpstream(
     ...(spec.command !== undefined ? { command: spec.command } : {}),
     args: spec.args ?? [],
     env: spec.env ?? {},
-    cwd: resolvePath(dirname(resolvePath(source.file)), spec.cwd ?? "."),
+    inheritEnv: spec.inherit_env ?? [],
+    // `${instance.dir}` is absolute once filled: a cwd that starts with it is kept as written.
+    cwd: spec.cwd?.startsWith("${instance.dir}") ? spec.cwd : resolvePath(base, spec.cwd ?? "."),
+    maxLineBytes: spec.max_line_bytes ?? 64 * 1024 * 1024,
     prefix: spec.prefix ?? "",
     callTimeoutMs: (spec.call_timeout ?? 60) * 1000,
     connectTimeoutMs: (spec.connect_timeout ?? 30) * 1000,
+    inputTimeoutMs: (spec.input_timeout ?? 300) * 1000,
     validateArguments: spec.validate_arguments ?? true,
     forwardHeaders: (spec.forward_headers ?? []).map((h) => h.toLowerCase()),
     headerEnv: Object.fromEntries(
@@ -108,6 +120,9 @@ export function makeUpstream(
     ),
     isolation: spec.isolation ?? "shared",
     maxInstances: spec.max_instances ?? 16,
+    roots,
+    attribution: spec.attribution ?? "tied",
+    protocol: spec.protocol === undefined ? "auto" : spec.protocol === 2025 ? "2025" : spec.protocol,
     ...(spec.capture ? { captureOverBytes: spec.capture.over_bytes } : {}),
     covered: false,
     display,

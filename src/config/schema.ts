@@ -28,18 +28,26 @@ function validator(): Validate {
   return compiled;
 }
 
-export function validateSource(source: Source): ConfigError[] {
+/** A schema error and the node it is about (for an unknown key: the key's own path). */
+export interface SchemaFinding {
+  readonly error: ConfigError;
+  readonly path: Path;
+}
+
+export function validateSource(source: Source): SchemaFinding[] {
   const validate = validator();
   if (validate(source.data)) return [];
   const errors = (validate.errors ?? []).filter((e) => !isNoise(e, validate.errors ?? [], source.data));
   const seen = new Set<string>();
-  const out: ConfigError[] = [];
+  const out: SchemaFinding[] = [];
   for (const e of errors) {
     const err = toConfigError(e, source);
     const id = `${err.line}:${err.col}:${err.message}`;
     if (!seen.has(id)) {
       seen.add(id);
-      out.push(err);
+      const path = pathOf(e.instancePath);
+      const extra = e.keyword === "additionalProperties" ? [String(e.params.additionalProperty)] : [];
+      out.push({ error: err, path: [...path, ...extra] });
     }
   }
   return out;
@@ -66,11 +74,19 @@ function isNoise(e: ErrorObject, all: ErrorObject[], data: unknown): boolean {
   // Names are checked by the compiler, which can say why a name is refused.
   if (e.keyword === "propertyNames" || e.propertyName !== undefined) return true;
   if (!e.schemaPath.includes("/oneOf/") && e.keyword !== "oneOf") return false;
+  // A branch's own type check: the value's kind picks its branch; a value of neither kind gets the oneOf message.
+  if (isBranchType(e)) return true;
+  if (e.keyword !== "oneOf") return false;
   const value = valueAt(data, pathOf(e.instancePath));
-  if (e.keyword === "oneOf") return all.some((o) => o !== e && o.instancePath.startsWith(e.instancePath));
-  const isObject = value !== null && typeof value === "object";
-  if (e.keyword === "type" && e.schemaPath.includes("/oneOf/0/")) return isObject;
-  return false;
+  const pickable =
+    typeof value === "string" || (value !== null && typeof value === "object" && !Array.isArray(value));
+  const inside = (o: ErrorObject) =>
+    o.instancePath === e.instancePath || o.instancePath.startsWith(`${e.instancePath}/`);
+  return pickable && all.some((o) => o !== e && inside(o) && !isBranchType(o));
+}
+
+function isBranchType(e: ErrorObject): boolean {
+  return e.keyword === "type" && /\/oneOf\/\d+\/type$/.test(e.schemaPath);
 }
 
 function describe(value: unknown): string {
@@ -108,8 +124,14 @@ function toConfigError(e: ErrorObject, source: Source): ConfigError {
     case "pattern":
     case "propertyNames":
       return source.error(path, `${where}: ${e.message ?? "invalid"}`);
-    case "oneOf":
-      return source.error(path, `${where} must be a string "upstream/tool" or a mapping with "tool"`);
+    case "enum": {
+      const allowed = [...new Set((e.params.allowedValues as unknown[]).map(String))];
+      return source.error(path, `${where} must be one of ${allowed.join(", ")}, not ${describe(value)}`);
+    }
+    case "oneOf": {
+      const kind = path.includes("prompts") ? "prompt" : "tool";
+      return source.error(path, `${where} must be a string "upstream/${kind}" or a mapping with "${kind}"`);
+    }
     default:
       return source.error(path, `${where} ${e.message ?? "is invalid"}`);
   }

@@ -23,14 +23,21 @@ export interface UpstreamSpec {
   args?: string[];
   env?: Record<string, string>;
   cwd?: string;
+  inherit_env?: string[];
+  max_line_bytes?: number;
   prefix?: string;
   call_timeout?: number;
   connect_timeout?: number;
+  input_timeout?: number;
   validate_arguments?: boolean;
   forward_headers?: string[];
   header_env?: Record<string, string>;
   isolation?: "shared" | "per-session";
   max_instances?: number;
+  roots?: string[];
+  attribution?: "tied" | "in-flight";
+  /** YAML reads an unquoted 2025 as a number. */
+  protocol?: "auto" | "2025" | 2025 | "2026-07-28";
   capture?: { over_bytes: number };
 }
 
@@ -51,6 +58,8 @@ export interface PacksFile {
   auth?: { tokens: string[] };
   state?: { max_session_bytes?: number };
   instructions?: string;
+  public_env?: string[];
+  state_dir?: string;
   upstreams?: Record<string, UpstreamSpec>;
   toolsets?: Record<string, ToolsetSpec>;
 }

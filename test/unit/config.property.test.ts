@@ -110,9 +110,17 @@ const envRef = fc
     }
   });
 
+const instanceRef = fc.constantFrom(
+  "${instance.dir}",
+  "${instance.id}/x",
+  "$${instance.dir}",
+  "${instance.nope}",
+);
+
 const text = fc.oneof(
   { weight: 3, arbitrary: fc.string({ maxLength: 16 }) },
   { weight: 2, arbitrary: envRef },
+  { weight: 1, arbitrary: instanceRef },
   { weight: 1, arbitrary: fc.string({ unit: "grapheme", maxLength: 8 }) },
 );
 
@@ -215,6 +223,18 @@ const upstream = withUnknown(
       header_env: typed(fc.dictionary(fc.constantFrom("x-api-key", "authorization", "bad header"), text)),
       isolation: typed(fc.constantFrom("shared", "per-session", "global")),
       max_instances: typed(fc.integer({ min: -1, max: 64 })),
+      roots: typed(
+        fc.array(fc.oneof(fc.constantFrom(".", "/srv", "file:///x", "file://host/x", "https://x"), text), {
+          maxLength: 2,
+        }),
+      ),
+      attribution: typed(fc.constantFrom("tied", "in-flight", "loose")),
+      protocol: typed(fc.constantFrom("auto", "2025", 2025, "2026-07-28", 2026)),
+      inherit_env: typed(
+        fc.array(fc.oneof(fc.constantFrom(...VARS, "TOOLPACKS_TOKEN"), text), { maxLength: 2 }),
+      ),
+      max_line_bytes: typed(fc.integer({ min: 0, max: 1 << 20 })),
+      input_timeout: typed(fc.oneof(fc.integer({ min: -1, max: 600 }), fc.double({ min: 0, max: 10 }))),
     },
     { requiredKeys: [] },
   ),
@@ -281,6 +301,8 @@ const packsFile = withUnknown(
       ),
       upstreams: typed(fc.dictionary(name, typed(upstream), { maxKeys: 3 })),
       toolsets: typed(fc.dictionary(name, typed(toolset), { maxKeys: 3 })),
+      public_env: typed(fc.array(fc.constantFrom(...VARS), { maxLength: 3 })),
+      state_dir: typed(fc.oneof(fc.constantFrom("./state", "/var/lib/tp", ""), text)),
     },
     { requiredKeys: [] },
   ),
@@ -298,6 +320,8 @@ const cleanFile = fc
       {
         name: safeText,
         instructions: safeText,
+        public_env: fc.constant(["HOST", "TOKEN", "UNSET", "EMPTY"]),
+        state_dir: fc.constantFrom("./state", "/var/lib/toolpacks", "${HOST:-x}"),
         auth: fc.record({
           tokens: fc.array(fc.constantFrom("${TOKEN}", "long-enough-token"), { minLength: 1, maxLength: 2 }),
         }),
@@ -318,6 +342,12 @@ const cleanFile = fc
                       isolation: fc.constantFrom("shared", "per-session"),
                       max_instances: fc.integer({ min: 1, max: 8 }),
                       call_timeout: fc.integer({ min: 1, max: 600 }),
+                      inherit_env: fc.array(fc.constantFrom("NODE_OPTIONS", "LANG"), { maxLength: 2 }),
+                      max_line_bytes: fc.integer({ min: 1024, max: 1 << 26 }),
+                      roots: fc.array(fc.constantFrom(".", "/srv", "file:///x"), { maxLength: 2 }),
+                      protocol: fc.constantFrom("auto", "2025", 2025, "2026-07-28"),
+                      attribution: fc.constantFrom("tied", "in-flight"),
+                      input_timeout: fc.integer({ min: 1, max: 600 }),
                     },
                     { requiredKeys: ["command"] },
                   ),
