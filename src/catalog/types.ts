@@ -75,12 +75,6 @@ export interface Upstream {
   /** Lower-case header name → environment variable, for a stdio upstream's per-credential processes. */
   readonly headerEnv: Readonly<Record<string, string>>;
   readonly isolation: "shared" | "per-session";
-  /** Who gets an untied log line or server→client request of a shared instance: nobody (tied), or in-flight. */
-  readonly attribution?: "tied" | "in-flight";
-  /** What toolpacks answers a shared or per-credential instance's roots/list with (file:// URIs). */
-  readonly roots?: readonly { readonly uri: string; readonly name?: string }[];
-  /** Environment variables a stdio upstream inherits besides the minimal set. */
-  readonly inheritEnv?: readonly string[];
   readonly maxInstances: number;
   /** What toolpacks answers to `roots/list` from a shared or per-credential instance (empty: no `roots` capability). */
   readonly roots: readonly Root[];
@@ -102,8 +96,6 @@ export interface Catalog {
   readonly tokens: readonly string[];
   /** Values taken from the environment → their `${VAR}`: redacted from anything the proxy prints or serves. */
   readonly secrets: ReadonlyMap<string, string>;
-  /** Where per-credential instance folders (and later, token stores) live. */
-  readonly stateDir?: string;
   /** Captured bytes one session may hold (oldest evicted first). */
   readonly stateMaxBytes: number;
   /** Absolute folder for toolpacks' files on disk (instance directories). */

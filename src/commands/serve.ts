@@ -1,8 +1,8 @@
 /** @module `toolpacks serve`: HTTP or stdio, with reload and graceful shutdown. */
 import { type Command, Option } from "commander";
 import type { Catalog } from "../catalog/types.js";
+import { usesInstanceVars } from "../config/instance-vars.js";
 import { select } from "../selection.js";
-import { usesInstanceValues } from "../upstream/instance-dirs.js";
 import { prespawn } from "../upstream/prespawn.js";
 import { spawnSpecOf } from "../upstream/spawn-spec.js";
 import { catalogOrExit } from "./common.js";
@@ -130,7 +130,7 @@ function prespawnDefaults(catalog: Catalog, opts: ServeOptions): void {
     picked.selection.active.flatMap((t) => catalog.toolset.get(t)?.upstreams ?? []),
   )) {
     const up = catalog.upstreams.get(name);
-    if (up?.transport !== "stdio" || up.isolation !== "shared" || usesInstanceValues(up)) continue;
+    if (up?.transport !== "stdio" || up.isolation !== "shared" || usesInstanceVars(up)) continue;
     prespawn(name, spawnSpecOf(up));
   }
 }

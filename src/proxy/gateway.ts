@@ -73,6 +73,19 @@ export class Gateway implements SessionHost {
         },
       },
     );
+    this.warnInFlight(this.current);
+  }
+
+  /** `attribution: in-flight` hands untied messages to whoever has a call open: said once, at start and reload. */
+  private warnInFlight(catalog: Catalog): void {
+    const risky = [...catalog.upstreams.values()]
+      .filter((u) => u.attribution === "in-flight")
+      .map((u) => u.name);
+    if (!risky.length) return;
+    this.logger.warn(
+      "attribution: in-flight delivers an upstream's untied log lines and requests to whichever client has a call open: safe with one user only",
+      { upstreams: risky },
+    );
   }
 
   get logger(): Logger {
@@ -240,6 +253,7 @@ export class Gateway implements SessionHost {
    */
   async reload(catalog: Catalog): Promise<void> {
     this.current = this.capture ? catalog : withoutCapture(catalog);
+    this.warnInFlight(this.current);
     this.cache.clear();
     await this.pool.setCatalog(this.current);
     await Promise.all([...this.sessions].map((s) => placeAfterReload(this, s)));

@@ -4,17 +4,12 @@
  * command declares the same for the same kind of instance: `serve`, `toolsets --live`, `check --live`.
  */
 import type { ClientCapabilities } from "@modelcontextprotocol/sdk/types.js";
-import type { Upstream } from "../catalog/types.js";
+import type { Root, Upstream } from "../catalog/types.js";
 import type { InstanceKind } from "./instance.js";
-
-export interface Root {
-  readonly uri: string;
-  readonly name?: string;
-}
 
 /** The roots declared in the config for an upstream (`roots:`), as `file://` URIs. */
 export function configRoots(spec: Upstream): readonly Root[] {
-  return (spec as { roots?: readonly Root[] }).roots ?? [];
+  return spec.roots;
 }
 
 /**

@@ -10,12 +10,12 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { Offer, UpstreamState } from "../catalog/inventory.js";
 import type { Upstream } from "../catalog/types.js";
+import type { InstanceValues } from "../config/instance-vars.js";
 import type { Logger } from "../log.js";
 import { backoffDelay, STABLE_MS } from "./backoff.js";
 import { configRoots, upstreamCapabilities } from "./capabilities.js";
 import { Forwarder, type ForwardOptions } from "./forward.js";
 import type { InstanceKind, Variant } from "./instance.js";
-import type { InstanceValues } from "./instance-dirs.js";
 import { listOffer } from "./lists.js";
 import { type BuiltTransport, buildTransport } from "./transport.js";
 import { message, sameState, waitForExit, withTimeout } from "./util.js";

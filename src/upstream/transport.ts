@@ -1,7 +1,7 @@
 /** @module Builds the client transport of one upstream: a stdio child process, or Streamable HTTP over undici. */
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { Upstream } from "../catalog/types.js";
-import type { InstanceValues } from "./instance-dirs.js";
+import type { InstanceValues } from "../config/instance-vars.js";
 import { adopt } from "./prespawn.js";
 import { spawnSpecOf, type Variant } from "./spawn-spec.js";
 import { LeanStdioTransport } from "./stdio-transport.js";

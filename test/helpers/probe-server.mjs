@@ -143,7 +143,6 @@ server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
           },
         },
         CreateMessageResultSchema,
-        ElicitResultSchema,
       );
       return text(JSON.stringify(result));
     }
@@ -157,7 +156,6 @@ server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
             params: { messages: [{ role: "user", content: { type: "text", text: "wait" } }], maxTokens: 10 },
           },
           CreateMessageResultSchema,
-          ElicitResultSchema,
           { signal: controller.signal, timeout: 600_000 },
         );
         return text("answered");
