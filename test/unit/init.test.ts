@@ -271,9 +271,9 @@ describe("secrets", () => {
     expect(text).not.toContain("gho_secretvalue");
     expect(text).not.toContain("xk-secret");
     expect(text).toContain("Authorization: Bearer ${GITHUB_TOKEN}");
-    expect(text).toContain("X-API-Key: ${GITHUB_API_KEY}");
-    expect([...plan.variables.keys()]).toEqual(["GITHUB_TOKEN", "GITHUB_API_KEY"]);
-    const up = resolved(text, { GITHUB_TOKEN: "t", GITHUB_API_KEY: "k" }).upstreams.get("github")!;
+    expect(text).toContain("X-API-Key: ${X_API_KEY}");
+    expect([...plan.variables.keys()]).toEqual(["GITHUB_TOKEN", "X_API_KEY"]);
+    const up = resolved(text, { GITHUB_TOKEN: "t", X_API_KEY: "k" }).upstreams.get("github")!;
     expect(up.headers).toEqual({ Authorization: "Bearer t", "X-API-Key": "k", Accept: "a/b" });
   });
 
@@ -296,7 +296,7 @@ describe("secrets", () => {
     compiles(text);
   });
 
-  test("two servers' different secrets under one key share a variable", () => {
+  test("two servers' different secrets under one key get server-prefixed names, never a number", () => {
     const { plan, text } = convert({
       mcpServers: {
         a: { command: "x", env: { API_KEY: "first-secret" } },
@@ -304,12 +304,12 @@ describe("secrets", () => {
         c: { command: "x", env: { API_KEY: "first-secret" } },
       },
     });
-    expect(text.match(/API_KEY: \$\{[A-Z_]+\}/g)).toEqual([
-      "API_KEY: ${API_KEY}",
+    expect(text.match(/API_KEY: \$\{[A-Z_0-9]+\}/g)).toEqual([
+      "API_KEY: ${A_API_KEY}",
       "API_KEY: ${B_API_KEY}",
-      "API_KEY: ${API_KEY}",
+      "API_KEY: ${C_API_KEY}",
     ]);
-    expect(plan.variables.get("API_KEY")!.where).toEqual(["a env API_KEY", "c env API_KEY"]);
+    expect([...plan.variables.keys()]).toEqual(["A_API_KEY", "B_API_KEY", "C_API_KEY"]);
   });
 
   test("references the client already used are copied as secrets or lost", () => {
