@@ -360,6 +360,414 @@ describe("secrets", () => {
   });
 });
 
+/** One shape of value in a client file: where it is, what must be written, and the variables asked for. */
+interface Shape {
+  readonly server?: string;
+  readonly env?: readonly [string, string];
+  readonly header?: readonly [string, string];
+  readonly url?: string;
+  readonly args?: readonly string[];
+  /** What the file holds in its place (the arg list for `args`). */
+  readonly out: string | readonly string[];
+  /** The variables the user is asked to set, in order. */
+  readonly vars: readonly string[];
+}
+
+const HEX64 = "0123456789abcdef".repeat(4);
+const SHAPES: [string, Shape][] = [
+  // Connection strings and URL userinfo: only the password becomes a reference.
+  [
+    "a postgres:// password in an env URL",
+    {
+      env: ["DATABASE_URL", "postgres://app:s3cr3tPass@db.internal:5432/app"],
+      out: "postgres://app:${DATABASE_PASSWORD}@db.internal:5432/app",
+      vars: ["DATABASE_PASSWORD"],
+    },
+  ],
+  [
+    "a postgresql:// password in an argument",
+    {
+      server: "pg",
+      args: [
+        "-y",
+        "@modelcontextprotocol/server-postgres",
+        "postgresql://admin:hunter2hunter2@localhost/app",
+      ],
+      out: ["-y", "@modelcontextprotocol/server-postgres", "postgresql://admin:${PG_PASSWORD}@localhost/app"],
+      vars: ["PG_PASSWORD"],
+    },
+  ],
+  [
+    "a mysql:// password",
+    {
+      env: ["MYSQL_URL", "mysql://root:r00tpw@127.0.0.1:3306/shop"],
+      out: "mysql://root:${MYSQL_PASSWORD}@127.0.0.1:3306/shop",
+      vars: ["MYSQL_PASSWORD"],
+    },
+  ],
+  [
+    "a mongodb+srv:// password",
+    {
+      server: "mongo",
+      args: ["mongodb+srv://ada:Pa55word@cluster0.abcde.mongodb.net/test?retryWrites=true"],
+      out: ["mongodb+srv://ada:${MONGO_PASSWORD}@cluster0.abcde.mongodb.net/test?retryWrites=true"],
+      vars: ["MONGO_PASSWORD"],
+    },
+  ],
+  [
+    "a redis:// password without a user",
+    {
+      env: ["REDIS_URL", "redis://:redispass@cache:6379/0"],
+      out: "redis://:${REDIS_PASSWORD}@cache:6379/0",
+      vars: ["REDIS_PASSWORD"],
+    },
+  ],
+  [
+    "an amqp:// password",
+    {
+      server: "queue",
+      args: ["amqp://guest:guestpw@rabbit:5672/vhost"],
+      out: ["amqp://guest:${QUEUE_PASSWORD}@rabbit:5672/vhost"],
+      vars: ["QUEUE_PASSWORD"],
+    },
+  ],
+  [
+    "user:password@ in an https url",
+    {
+      server: "web",
+      url: "https://ada:webpass@mcp.example.com/mcp",
+      out: "https://ada:${WEB_PASSWORD}@mcp.example.com/mcp",
+      vars: ["WEB_PASSWORD"],
+    },
+  ],
+  [
+    "a GitLab token as a URL password",
+    {
+      args: ["https://oauth2:glpat-abcdefghijklmnopqrst@gitlab.com/g/r.git"],
+      out: ["https://oauth2:${SRV_PASSWORD}@gitlab.com/g/r.git"],
+      vars: ["SRV_PASSWORD"],
+    },
+  ],
+  [
+    "Password= in a key=value connection string",
+    {
+      env: ["SQL_CONN", "Server=db;User Id=sa;Password=S3cret!;"],
+      out: "Server=db;User Id=sa;Password=${SQL_PASSWORD};",
+      vars: ["SQL_PASSWORD"],
+    },
+  ],
+  // Keys in query strings and paths.
+  [
+    "?api_key= in a url",
+    {
+      server: "remote",
+      url: "https://mcp.example.com/mcp?api_key=abc123secret&region=eu",
+      out: "https://mcp.example.com/mcp?api_key=${REMOTE_API_KEY}&region=eu",
+      vars: ["REMOTE_API_KEY"],
+    },
+  ],
+  [
+    "?token= in an mcp-remote argument",
+    {
+      server: "remote",
+      args: ["mcp-remote", "https://h.example.com/sse?token=tok_9f8e7d"],
+      out: ["mcp-remote", "https://h.example.com/sse?token=${REMOTE_TOKEN}"],
+      vars: ["REMOTE_TOKEN"],
+    },
+  ],
+  [
+    "?access_token= and sig= together",
+    {
+      url: "https://x.example.com/mcp?access_token=at-123456&sig=Zm9vYmFy",
+      out: "https://x.example.com/mcp?access_token=${SRV_ACCESS_TOKEN}&sig=${SRV_SIG}",
+      vars: ["SRV_ACCESS_TOKEN", "SRV_SIG"],
+    },
+  ],
+  [
+    "?key= in a url",
+    {
+      server: "maps",
+      url: "https://maps.example.com/mcp?key=mapkey987",
+      out: "https://maps.example.com/mcp?key=${MAPS_KEY}",
+      vars: ["MAPS_KEY"],
+    },
+  ],
+  [
+    "a Google key under an innocent query name",
+    {
+      url: "https://maps.example.com/mcp?client=AIzaSyA1234567890abcdefghijklmnopqrstu",
+      out: "https://maps.example.com/mcp?client=${SRV_CLIENT}",
+      vars: ["SRV_CLIENT"],
+    },
+  ],
+  [
+    "an sk- key in a URL path",
+    {
+      server: "zapier",
+      url: "https://mcp.example.com/sk-abcdefghijklmnopqrstuvwxyz012345/sse",
+      out: "https://mcp.example.com/${ZAPIER_URL_KEY}/sse",
+      vars: ["ZAPIER_URL_KEY"],
+    },
+  ],
+  [
+    "32 hex characters in a URL path",
+    {
+      url: "https://api.example.com/v1/0123456789abcdef0123456789abcdef/mcp",
+      out: "https://api.example.com/v1/${SRV_URL_KEY}/mcp",
+      vars: ["SRV_URL_KEY"],
+    },
+  ],
+  [
+    "a webhook secret in a URL path",
+    {
+      env: [
+        "SLACK_WEBHOOK_URL",
+        "https://hooks.slack.com/services/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",
+      ],
+      out: "https://hooks.slack.com/services/T024BE7LD/B024BE7LH/${SLACK_WEBHOOK_URL_KEY}",
+      vars: ["SLACK_WEBHOOK_URL_KEY"],
+    },
+  ],
+  // Headers: the scheme stays.
+  [
+    "Authorization: Bearer",
+    {
+      server: "notion",
+      header: ["Authorization", "Bearer ntn-abcdef123"],
+      out: "Bearer ${NOTION_TOKEN}",
+      vars: ["NOTION_TOKEN"],
+    },
+  ],
+  [
+    "Authorization: Basic",
+    {
+      header: ["Authorization", "Basic YWRhOnNlY3JldA=="],
+      out: "Basic ${SRV_BASIC_AUTH}",
+      vars: ["SRV_BASIC_AUTH"],
+    },
+  ],
+  ["an X-Api-Key header", { header: ["X-Api-Key", "k-12345"], out: "${X_API_KEY}", vars: ["X_API_KEY"] }],
+  [
+    "a Token scheme in another secret header",
+    { header: ["X-Auth-Token", "Token abcdef123"], out: "Token ${X_AUTH_TOKEN}", vars: ["X_AUTH_TOKEN"] },
+  ],
+  // Arguments.
+  [
+    "--api-key=VALUE",
+    {
+      server: "brave",
+      args: ["--api-key=BSAxyz123"],
+      out: ["--api-key=${BRAVE_API_KEY}"],
+      vars: ["BRAVE_API_KEY"],
+    },
+  ],
+  [
+    "--token VALUE",
+    { args: ["--token", "tok123456"], out: ["--token", "${SRV_TOKEN}"], vars: ["SRV_TOKEN"] },
+  ],
+  [
+    "mcp-remote --header Authorization: Bearer",
+    {
+      args: ["mcp-remote", "https://h.example.com/mcp", "--header", "Authorization: Bearer tok-abcdef"],
+      out: ["mcp-remote", "https://h.example.com/mcp", "--header", "Authorization: Bearer ${SRV_TOKEN}"],
+      vars: ["SRV_TOKEN"],
+    },
+  ],
+  [
+    "docker -e KEY=VALUE",
+    {
+      args: ["run", "-e", "GITHUB_TOKEN=abcd1234", "img"],
+      out: ["run", "-e", "GITHUB_TOKEN=${GITHUB_TOKEN}", "img"],
+      vars: ["GITHUB_TOKEN"],
+    },
+  ],
+  // Well-known token shapes, whatever the key.
+  [
+    "ghp_ under an innocent env key",
+    { env: ["GH", "ghp_abcdefghijklmnopqrstuvwxyz0123456789"], out: "${GH}", vars: ["GH"] },
+  ],
+  [
+    "gho_ as an argument",
+    { args: ["gho_abcdefghijklmnopqrstuvwxyz012345"], out: ["${SRV_TOKEN}"], vars: ["SRV_TOKEN"] },
+  ],
+  [
+    "github_pat_ as an argument",
+    {
+      args: ["github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz"],
+      out: ["${SRV_TOKEN}"],
+      vars: ["SRV_TOKEN"],
+    },
+  ],
+  [
+    "sk-proj- (OpenAI)",
+    { env: ["OPENAI", "sk-proj-abcdefghijklmnopqrstuvwxyz0123"], out: "${OPENAI}", vars: ["OPENAI"] },
+  ],
+  [
+    "sk-ant- (Anthropic)",
+    {
+      env: ["ANTHROPIC", "sk-ant-api03-abcdefghijklmnopqrstuvwxyz"],
+      out: "${ANTHROPIC}",
+      vars: ["ANTHROPIC"],
+    },
+  ],
+  [
+    "xoxb- (Slack bot)",
+    { env: ["SLACK_BOT", "xoxb-1234567890-abcdefghij"], out: "${SLACK_BOT}", vars: ["SLACK_BOT"] },
+  ],
+  [
+    "xoxp- after an innocent --flag=",
+    { args: ["--slack=xoxp-1234567890-abcdef"], out: ["--slack=${SRV_SLACK}"], vars: ["SRV_SLACK"] },
+  ],
+  [
+    "AKIA (AWS access key id)",
+    {
+      env: ["AWS_ACCESS_KEY_ID", "AKIAIOSFODNN7EXAMPLE"],
+      out: "${AWS_ACCESS_KEY_ID}",
+      vars: ["AWS_ACCESS_KEY_ID"],
+    },
+  ],
+  [
+    "shpat_ (Shopify)",
+    { env: ["SHOP", "shpat_0123456789abcdef0123456789abcdef"], out: "${SHOP}", vars: ["SHOP"] },
+  ],
+  ["npm_ (npm)", { env: ["NPM", "npm_abcdefghijklmnopqrstuvwxyz0123456789"], out: "${NPM}", vars: ["NPM"] }],
+  [
+    "a JWT",
+    {
+      env: ["SESSION_JWT", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhZGEifQ.c2lnbmF0dXJlLXZhbHVl"],
+      out: "${SESSION_JWT}",
+      vars: ["SESSION_JWT"],
+    },
+  ],
+  // Long high-entropy tokens, alone or inside text.
+  [
+    "a high-entropy token after an innocent flag",
+    {
+      args: ["--workspace", "Zx8Kq2LmP9vR4tY7wB1nC6dF"],
+      out: ["--workspace", "${SRV_TOKEN}"],
+      vars: ["SRV_TOKEN"],
+    },
+  ],
+  [
+    "a high-entropy token inside text",
+    { env: ["NOTE", "key is Zx8Kq2LmP9vR4tY7wB1nC6dF here"], out: "key is ${NOTE} here", vars: ["NOTE"] },
+  ],
+  // Innocent values stay as they are.
+  [
+    "a person's name (GIT_AUTHOR_NAME)",
+    { env: ["GIT_AUTHOR_NAME", "Ada Lovelace"], out: "Ada Lovelace", vars: [] },
+  ],
+  ["--port 8080", { args: ["--port", "8080"], out: ["--port", "8080"], vars: [] }],
+  [
+    "a package name and a long folder path",
+    {
+      args: [
+        "-y",
+        "@modelcontextprotocol/server-filesystem",
+        "/Users/ada/Projects/MyCompanyProjects2024/src",
+      ],
+      out: ["-y", "@modelcontextprotocol/server-filesystem", "/Users/ada/Projects/MyCompanyProjects2024/src"],
+      vars: [],
+    },
+  ],
+  ["a version string", { args: ["mcp-server-fetch@1.2.3"], out: ["mcp-server-fetch@1.2.3"], vars: [] }],
+  [
+    "a UUID workspace id",
+    {
+      args: ["--workspace-id", "123e4567-e89b-12d3-a456-426614174000"],
+      out: ["--workspace-id", "123e4567-e89b-12d3-a456-426614174000"],
+      vars: [],
+    },
+  ],
+  [
+    "a localhost url with a port and an innocent query",
+    { url: "http://localhost:3000/mcp?region=eu", out: "http://localhost:3000/mcp?region=eu", vars: [] },
+  ],
+  ["MAX_TOKENS (a count, not a token)", { env: ["MAX_TOKENS", "4096"], out: "4096", vars: [] }],
+  [
+    "a credentials file path",
+    {
+      env: ["GOOGLE_APPLICATION_CREDENTIALS", "/home/ada/.config/gcloud/creds.json"],
+      out: "/home/ada/.config/gcloud/creds.json",
+      vars: [],
+    },
+  ],
+  [
+    "a connection string without a password",
+    {
+      env: ["DATABASE_URL", "postgres://ada@localhost:5432/app"],
+      out: "postgres://ada@localhost:5432/app",
+      vars: [],
+    },
+  ],
+  [
+    "TOKEN_URL (where tokens come from)",
+    {
+      env: ["TOKEN_URL", "https://auth.example.com/oauth/token"],
+      out: "https://auth.example.com/oauth/token",
+      vars: [],
+    },
+  ],
+  [
+    "a long CamelCase name",
+    {
+      env: ["SERVER_NAME", "MyVeryLongServerName2024Edition"],
+      out: "MyVeryLongServerName2024Edition",
+      vars: [],
+    },
+  ],
+  ["a boolean under a secret-sounding key", { env: ["USE_AUTH", "true"], out: "true", vars: [] }],
+  [
+    "an image digest",
+    { args: [`ghcr.io/org/img@sha256:${HEX64}`], out: [`ghcr.io/org/img@sha256:${HEX64}`], vars: [] },
+  ],
+  ["a public client id", { env: ["CLIENT_ID", "my-desktop-client"], out: "my-desktop-client", vars: [] }],
+];
+
+describe("detection", () => {
+  test("the shape table covers at least 25 shapes, 6 of them innocent", () => {
+    expect(SHAPES.length).toBeGreaterThanOrEqual(25);
+    expect(SHAPES.filter(([, s]) => !s.vars.length).length).toBeGreaterThanOrEqual(6);
+  });
+
+  test.each(SHAPES)("%s: only the secret part becomes ${VAR}, and serving it rebuilds the value", (_, s) => {
+    const server = s.server ?? "srv";
+    const entry = s.args
+      ? { command: "npx", args: s.args }
+      : s.env
+        ? { command: "npx", env: { [s.env[0]]: s.env[1] } }
+        : {
+            url: s.url ?? "https://mcp.example.com/mcp",
+            ...(s.header ? { headers: { [s.header[0]]: s.header[1] } } : {}),
+          };
+    const { plan, text } = convert({ mcpServers: { [server]: entry } });
+    const spec = plan.upstreams[0]!.spec;
+    const written = s.args
+      ? spec.args
+      : s.env
+        ? spec.env![s.env[0]]
+        : s.header
+          ? spec.headers![s.header[0]]
+          : spec.url;
+    expect(written).toEqual(s.out);
+    expect([...plan.variables.keys()]).toEqual(s.vars);
+    for (const v of plan.variables.values()) {
+      expect(v.kind).toBe("secret");
+      expect(text).not.toContain(v.value);
+    }
+    // With each variable set to the value found, the served upstream gets exactly what the client had.
+    const env = Object.fromEntries([...plan.variables.values()].map((v) => [v.name, v.value!]));
+    const up = resolved(text, env).upstreams.get(server)!;
+    if (s.args) expect(up.args).toEqual(s.args);
+    else if (s.env) expect(up.env[s.env[0]]).toBe(s.env[1]);
+    else if (s.header) expect(up.headers[s.header[0]]).toBe(s.header[1]);
+    else {
+      expect(up.url).toBe(s.url);
+      expect(() => new URL(written as string)).not.toThrow();
+    }
+  });
+});
+
 describe("the written file", () => {
   test("init's output lacks the schema line or does not compile", () => {
     const { text } = convert(claudeDesktop);
