@@ -15,9 +15,11 @@ export {
   type ServersKey,
   stripJsonComments,
 } from "./init/read.js";
-export { renderPacks, SCHEMA_LINE } from "./init/render.js";
+export { type RenderOptions, renderPacks, SCHEMA_LINE, variableLines } from "./init/render.js";
+export { OWN_SCHEMA, schemaLine, schemaRef } from "./init/schema.js";
 export { envName } from "./init/secrets.js";
 export { scalar } from "./init/text.js";
+export { collisionLines, exposedNames, type Renamed } from "./init/toolsets.js";
 export type { InitPlan, Listing, UpstreamPlan, Variable } from "./init/types.js";
 export { compileWritten, dummyEnv } from "./init/written.js";
 

@@ -1,17 +1,25 @@
 /** `toolpacks init`: the pure conversion from a client's MCP configuration to packs.yaml text. */
-import { describe, expect, test } from "vitest";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, describe, expect, test } from "vitest";
 import { compileTexts } from "../../src/catalog/load.js";
 import type { Catalog } from "../../src/catalog/types.js";
 import {
+  collisionLines,
   compileWritten,
   InitInputError,
   type Listing,
   mask,
+  OWN_SCHEMA,
   parseClientConfig,
   planInit,
   renderPacks,
   SCHEMA_LINE,
+  schemaRef,
   upstreamName,
+  variableLines,
 } from "../../src/commands/init.js";
 import { formatConfigError } from "../../src/config/errors.js";
 
@@ -211,6 +219,24 @@ describe("names", () => {
     expect(text).toContain('  # "only" in client.json\n  only-server:');
   });
 
+  test("two server names that become one upstream name are both kept, and the user is told", () => {
+    const { plan, text } = convert({
+      mcpServers: { "Brave Search": { command: "a" }, "Brave/Search": { command: "b" } },
+    });
+    expect([...compiles(text).upstreams.keys()]).toEqual(["Brave-Search", "Brave-Search-2"]);
+    expect(plan.warnings).toEqual([
+      '"Brave/Search" would be named Brave-Search like "Brave Search"; it is written as Brave-Search-2 (rename either upstream in the file if you like)',
+    ]);
+    expect(text).toContain('# named Brave-Search-2: "Brave Search" is already Brave-Search');
+  });
+
+  test("without --live, the file says tool-name collisions are only found by check --live", () => {
+    expect(convert(claudeDesktop).text).toMatch(
+      /# Two servers offering the same tool name conflict[^\n]*\n# [^\n]*`toolpacks check --live FILE` reports them/,
+    );
+    expect(convert({ mcpServers: { one: { command: "x" } } }).text).not.toMatch(/same tool name/);
+  });
+
   test("sanitized names collide with names already given", () => {
     const taken = new Set(["a-b", "a-b-2"]);
     expect(upstreamName("a b", taken)).toBe("a-b-3");
@@ -242,7 +268,7 @@ describe("secrets", () => {
     ["GITHUB_PAT", "anything"],
     ["AWS_CREDENTIALS", "anything"],
     ["NOT_SECRET_LOOKING", "ghp_abcdefghijklmnopqrstuvwxyz0123"],
-    ["OPENAI", "sk-abcdefghijklmnopqrstuvwxyz"],
+    ["OPENAI", "sk-abcdefghijklmnopqrstuvwxyz0123"],
   ])("init copies the value of env %s", (key, value) => {
     const { text } = convert({ mcpServers: { s: { command: "x", env: { [key]: value } } } });
     expect(text).not.toContain(value);
@@ -652,7 +678,45 @@ const SHAPES: [string, Shape][] = [
     "a high-entropy token inside text",
     { env: ["NOTE", "key is Zx8Kq2LmP9vR4tY7wB1nC6dF here"], out: "key is ${NOTE} here", vars: ["NOTE"] },
   ],
+  [
+    "an AWS secret key (base64 with /) after an innocent flag",
+    {
+      args: ["--aws", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"],
+      out: ["--aws", "${SRV_TOKEN}"],
+      vars: ["SRV_TOKEN"],
+    },
+  ],
   // Innocent values stay as they are.
+  [
+    "a git commit in an npx package spec",
+    {
+      args: ["-y", "github:ada/mcp-notes#a94a8fe5ccb19ba61c4c0873d391e987982fbbd3"],
+      out: ["-y", "github:ada/mcp-notes#a94a8fe5ccb19ba61c4c0873d391e987982fbbd3"],
+      vars: [],
+    },
+  ],
+  [
+    "a content hash and a long file name in file paths",
+    {
+      args: [
+        "/usr/share/icons/Adwaita/cursors/6407b0e94181790501fd1e167b474872",
+        "/etc/ssl/SSL.com_EV_Root_Certification_Authority_RSA_R2.crt",
+      ],
+      out: [
+        "/usr/share/icons/Adwaita/cursors/6407b0e94181790501fd1e167b474872",
+        "/etc/ssl/SSL.com_EV_Root_Certification_Authority_RSA_R2.crt",
+      ],
+      vars: [],
+    },
+  ],
+  [
+    "an sk- package name (no digit: not a key)",
+    {
+      args: ["-y", "sk-gaussian-binomial-distributions"],
+      out: ["-y", "sk-gaussian-binomial-distributions"],
+      vars: [],
+    },
+  ],
   [
     "a person's name (GIT_AUTHOR_NAME)",
     { env: ["GIT_AUTHOR_NAME", "Ada Lovelace"], out: "Ada Lovelace", vars: [] },
@@ -768,6 +832,131 @@ describe("detection", () => {
   });
 });
 
+describe("variable names", () => {
+  test("one secret under one key in two servers is one variable, named after the key", () => {
+    const { plan, text } = convert({
+      mcpServers: {
+        a: { command: "x", env: { API_KEY: "same-secret" } },
+        b: { command: "y", env: { API_KEY: "same-secret" } },
+      },
+    });
+    expect(text.match(/API_KEY: \$\{\w+\}/g)).toEqual(["API_KEY: ${API_KEY}", "API_KEY: ${API_KEY}"]);
+    expect(plan.variables.get("API_KEY")!.where).toEqual(["a env API_KEY", "b env API_KEY"]);
+  });
+
+  test("two servers' different header secrets get server-prefixed names, never a number", () => {
+    const { plan } = convert({
+      mcpServers: {
+        notion: {
+          url: "https://a.example.com/mcp",
+          headers: { Authorization: "Bearer n1", "X-Api-Key": "k1" },
+        },
+        linear: {
+          url: "https://b.example.com/mcp",
+          headers: { Authorization: "Bearer n2", "X-Api-Key": "k2" },
+        },
+      },
+    });
+    const names = [...plan.variables.keys()];
+    expect(names).toEqual(["NOTION_TOKEN", "NOTION_X_API_KEY", "LINEAR_TOKEN", "LINEAR_X_API_KEY"]);
+    expect(names.some((n) => /_\d+$/.test(n))).toBe(false);
+  });
+
+  test("a secret never takes the name of a variable the client file already reads from the environment", () => {
+    const { plan, text } = convert({
+      mcpServers: {
+        a: { command: "x", env: { GITHUB_TOKEN: "${env:GITHUB_TOKEN}" } },
+        b: { command: "y", env: { GITHUB_TOKEN: "ghp_literalliteralliteralliteral0000" } },
+      },
+    });
+    expect(text).toContain("GITHUB_TOKEN: ${GITHUB_TOKEN}\n");
+    expect(text).toContain("GITHUB_TOKEN: ${B_GITHUB_TOKEN}");
+    expect(plan.variables.get("GITHUB_TOKEN")!.kind).toBe("env");
+    expect(plan.variables.get("B_GITHUB_TOKEN")!.kind).toBe("secret");
+  });
+
+  test("variables the user did not write (HOME, PATH) and ones already set are not asked for, but stay references", () => {
+    const { plan, text } = convert({
+      servers: {
+        fs: {
+          command: "x",
+          args: ["${userHome}/notes", "${env:PATH}"],
+          env: {
+            PROJECT: "${env:MY_PROJECT}",
+            SET: "${env:ALREADY_SET}",
+            KEY: "${input:api-key}",
+            TOKEN: "t0ken-value",
+          },
+        },
+      },
+    });
+    expect(text).toContain('args: ["${HOME}/notes", "${PATH}"]');
+    const listed = (env: Record<string, string>) =>
+      variableLines(plan, env).map((l) => l.trim().split(/\s+/)[0]);
+    expect(listed({ ALREADY_SET: "1" })).toEqual(["MY_PROJECT", "API_KEY", "TOKEN"]);
+    expect(listed({})).toEqual(["MY_PROJECT", "ALREADY_SET", "API_KEY", "TOKEN"]);
+    const header = renderPacks(plan, undefined, { env: { ALREADY_SET: "1" } });
+    expect(header).toMatch(/#\s+MY_PROJECT\s/);
+    expect(header).not.toMatch(/#\s+(HOME|PATH|ALREADY_SET)\s/);
+    compiles(text);
+  });
+});
+
+describe("the $schema line", () => {
+  const made: string[] = [];
+  afterAll(() => {
+    for (const d of made) rmSync(d, { recursive: true, force: true });
+  });
+  /** A temp folder; `withPackage` puts an installed toolpacks schema in it. */
+  function folder(withPackage: boolean, name = "toolpacks-init-"): string {
+    const dir = mkdtempSync(join(tmpdir(), name));
+    made.push(dir);
+    if (withPackage) {
+      mkdirSync(join(dir, "node_modules/toolpacks/schema"), { recursive: true });
+      writeFileSync(join(dir, "node_modules/toolpacks/schema/packs.schema.json"), "{}");
+    }
+    return dir;
+  }
+  /** What the YAML language server opens for `$schema=REF` in a file at `out`. */
+  const opened = (out: string, ref: string) =>
+    ref.startsWith("file:") ? fileURLToPath(ref) : resolve(dirname(out), ref);
+
+  test("next to an installed toolpacks it points into node_modules, relative to the file", () => {
+    const dir = folder(true);
+    const out = join(dir, "packs.yaml");
+    expect(schemaRef(out)).toBe("./node_modules/toolpacks/schema/packs.schema.json");
+    const nested = join(dir, "config/mcp/packs.yaml");
+    expect(schemaRef(nested)).toBe("../../node_modules/toolpacks/schema/packs.schema.json");
+    expect(opened(nested, schemaRef(nested))).toBe(
+      join(dir, "node_modules/toolpacks/schema/packs.schema.json"),
+    );
+  });
+
+  test("without an installed toolpacks it points at the running installation's schema, and it resolves", () => {
+    const out = join(folder(false), "packs.yaml");
+    const ref = schemaRef(out);
+    expect(ref).toMatch(/^\.\.?\//);
+    expect(opened(out, ref)).toBe(OWN_SCHEMA);
+    expect(existsSync(OWN_SCHEMA)).toBe(true);
+  });
+
+  test("a path with white space is written as a file: URL, which the language server reads whole", () => {
+    const dir = folder(true, "toolpacks init ");
+    const own = join(dir, "node_modules/toolpacks/schema/packs.schema.json");
+    const out = join(folder(false), "packs.yaml");
+    const ref = schemaRef(out, own);
+    expect(ref).toMatch(/^file:\/\/\S+$/);
+    expect(opened(out, ref)).toBe(own);
+  });
+
+  test("the written file's first line carries the reference it is given", () => {
+    const { plan } = convert(claudeDesktop);
+    expect(renderPacks(plan, undefined, { schema: "../x/packs.schema.json" }).split("\n")[0]).toBe(
+      "# yaml-language-server: $schema=../x/packs.schema.json",
+    );
+  });
+});
+
 describe("the written file", () => {
   test("init's output lacks the schema line or does not compile", () => {
     const { text } = convert(claudeDesktop);
@@ -869,6 +1058,38 @@ describe("--live", () => {
     expect(exposed("a")).toEqual(["search", "a_search"]);
     expect(exposed("b")).toEqual(["b_search", "other"]);
     expect(exposed("c")).toEqual(["c_search"]);
+  });
+
+  test("two servers offering the same prompt name: the second is written as {prompt, as} and the file compiles", () => {
+    const prompt = (name: string) => ({ name, description: `Prompt ${name}` });
+    const live = new Map<string, Listing>([
+      ["a", listing(["search"], { prompts: [prompt("summarize")] })],
+      ["b", listing(["fetch"], { prompts: [prompt("summarize"), prompt("other")] })],
+    ]);
+    const { text } = convert({ mcpServers: { a: { command: "x" }, b: { command: "y" } } }, live);
+    expect(text).toMatch(/- \{ prompt: b\/summarize, as: b_summarize \}\s+# Prompt summarize \(renamed/);
+    const catalog = compiles(text);
+    expect(catalog.toolset.get("b")!.members.map((m) => m.ref)).toEqual([
+      "b/fetch",
+      "prompt:b/summarize",
+      "prompt:b/other",
+    ]);
+  });
+
+  test("with --live, the user is told which names two servers share and how they were renamed", () => {
+    const live = new Map<string, Listing>([
+      ["a", listing(["search", "fetch", "own"])],
+      ["b", listing(["search", "fetch"], { prompts: [{ name: "p" }] })],
+      ["c", { ok: false, reason: "spawn z ENOENT" }],
+    ]);
+    const plan = planInit(
+      { mcpServers: { a: { command: "x" }, b: { command: "y" }, c: { command: "z" } } },
+      "c.json",
+    );
+    expect(collisionLines(plan, live, "packs.yaml")).toEqual([
+      'b and a both offer 2 tools: b\'s are renamed with "as:" (search as b_search, fetch as b_fetch); edit those, or give upstream b a "prefix:" instead',
+      "the tool names of c were not compared with the others (not listed): `toolpacks check --live packs.yaml` reports names two servers share once they run",
+    ]);
   });
 
   test("a tool name toolpacks cannot serve, or prompts and resources, break the file", () => {

@@ -34,7 +34,7 @@ export function isSecretKey(key: string): boolean {
 const SHAPES = [
   "gh[pousr]_[A-Za-z0-9]{20,}",
   "github_pat_[A-Za-z0-9_]{20,}",
-  "sk-(?:ant-|proj-)?[A-Za-z0-9_-]{20,}",
+  "sk-(?:ant-|proj-)?(?=[A-Za-z0-9_-]*[0-9])[A-Za-z0-9_-]{20,}",
   "(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}",
   "xox[abposr]-[A-Za-z0-9-]{10,}",
   "(?:AKIA|ASIA)[0-9A-Z]{16}",
@@ -49,7 +49,7 @@ const SHAPES = [
 ].join("|");
 const SHAPE_ANYWHERE = new RegExp(`(?<![A-Za-z0-9_-])(?:${SHAPES})(?![A-Za-z0-9_-])`, "g");
 const SHAPE_WHOLE = new RegExp(`^(?:${SHAPES})$`);
-/** 32+ hex characters with letters and digits, one case: a key (a path segment is only a key by this or a shape). */
+/** 32+ hex characters with letters and digits, one case: a key (in a URL path or alone; not in a file path). */
 const HEX_KEY = /^(?=.*[0-9])(?=.*[a-f])[0-9a-f]{32,}$|^(?=.*[0-9])(?=.*[A-F])[0-9A-F]{32,}$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -67,8 +67,10 @@ const charClass = (c: string) => (/[a-z]/.test(c) ? 0 : /[A-Z]/.test(c) ? 1 : /[
 /**
  * A long random-looking run: 32+ hex characters with letters and digits, or 20+ characters holding lower
  * case, upper case and digits, with entropy ≥ 3.5 bits a character, a class change (lower, upper, digit,
- * other) at ≥ 30% of its positions, and fewer than 30% vowels among its letters (CamelCase names such as
- * `MyVeryLongServerName2024` have more). UUIDs are identifiers, not secrets.
+ * other) at ≥ 30% of its positions, and not made of words: words (3+ lower-case letters after an optional
+ * capital, or a 3+ capital word between `_`) hold under 60% of its letters (`MyVeryLongServerName2024`,
+ * `Root_Certification_RSA_R2` are words; a random token seldom is).
+ * UUIDs are identifiers, not secrets.
  */
 export function isHighEntropy(s: string): boolean {
   if (s.length < 20 || UUID.test(s)) return false;
@@ -77,9 +79,9 @@ export function isHighEntropy(s: string): boolean {
   if (!digit || !/[a-z]/.test(s) || !/[A-Z]/.test(s)) return false;
   let switches = 0;
   for (let i = 1; i < s.length; i++) if (charClass(s[i]!) !== charClass(s[i - 1]!)) switches++;
-  const letters = s.replace(/[^A-Za-z]/g, "");
-  const vowels = letters.replace(/[^aeiouAEIOU]/g, "").length;
-  return entropy(s) >= 3.5 && switches / (s.length - 1) >= 0.3 && vowels / letters.length < 0.3;
+  const letters = s.replace(/[^A-Za-z]/g, "").length;
+  const inWords = (s.match(/[A-Z]?[a-z]{3,}|(?<=^|_)[A-Z]{3,}(?=_|$)/g) ?? []).join("").length;
+  return entropy(s) >= 3.5 && switches / (s.length - 1) >= 0.3 && inWords / letters < 0.6;
 }
 
 /** A token by itself: a well-known shape or a high-entropy run. */
@@ -111,9 +113,11 @@ export interface Finding {
 }
 
 const SCHEME = /^(Bearer|Basic|Token|Bot|Digest|ApiKey)(\s+)(\S+)$/i;
+/** Outside a secret-named key, `Bearer x` is a credential when x does not read as a word (a digit or symbol). */
+const SCHEME_CREDENTIAL = /^(?=.*[0-9._~+/=-])\S{6,}$/;
 const BOOLEAN = /^(true|false|yes|no|on|off|enabled|disabled|none|null)$/i;
 const PATH = /^(?:(?:~|\.{1,2})?\/|[A-Za-z]:[\\/])[^\s:]*$/;
-const URL_ANYWHERE = /[A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s"'<>]+/g;
+const URL_ANYWHERE = /[A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s"'<>`|\\^\]]+/g;
 const REFERENCE = /\$\{[^}]*\}/g;
 
 /** Query parameters that carry credentials besides secret-named ones (`sig`, `X-Amz-Signature`, `code`). */
@@ -160,22 +164,26 @@ function urlFindings(url: string, at: number): Finding[] {
 }
 
 /**
- * Runs that could be tokens (base64 alphabet). A run with `/` that reads as a path (it starts with `/`, `~`
- * or `.`, or has a segment that is a word: `src`, `Users`) is looked at segment by segment, and only token
- * shapes and hex keys count there. A hex digest (`sha256:…`) or git commit (`repo#a94a8fe…`) is not a secret.
+ * Runs that could be tokens (base64 alphabet). In a file path (a word that starts with `/`, `~/`, `./`, `C:\`,
+ * or has one after `=`; or a run with `/` and a segment that is a word: `src`, `Users`) runs are looked at
+ * segment by segment, and only token shapes count there (folder names and content hashes are long too). A hex digest (`sha256:…`) or
+ * git commit (`repo#a94a8fe…`) is not a secret.
  */
 function runFindings(text: string, from: number): Finding[] {
   const out: Finding[] = [];
   for (const m of text.matchAll(/[A-Za-z0-9_+/=-]{20,}/g)) {
     const run = m[0];
-    const digest = /(sha1|sha256|sha384|sha512):$|#$/i.test(text.slice(0, m.index));
-    if (digest && /^[0-9a-f]+$/i.test(run)) continue;
+    const before = text.slice(0, m.index);
+    if (/(sha1|sha256|sha384|sha512):$|#$/i.test(before) && /^[0-9a-f]+$/i.test(run)) continue;
+    const word = before.slice(before.search(/\S*$/)) + text.slice(m.index).match(/^\S*/)![0];
     const pathy =
-      run.includes("/") &&
-      (/^[/~.]|\/\/|\/$/.test(run) || run.split("/").some((s) => /^[a-z][a-z_-]{2,}$|^[A-Z][a-z]+$/.test(s)));
+      /^(~|\.{1,2})?\/|=(~|\.{1,2})?\/|^[A-Za-z]:[\\/]/.test(word) ||
+      (run.includes("/") && run.split("/").some((s) => /^[a-z][a-z_-]{2,}$|^[A-Z][a-z]+$/.test(s)));
     let pos = from + m.index;
-    for (const p of pathy ? run.split("/") : [run]) {
-      if (pathy ? SHAPE_WHOLE.test(p) || HEX_KEY.test(p) : isHighEntropy(p))
+    // Words joined by `/` (`ECMA-262/JavaScript`) are not a token; base64 with `/` is 32+ long (AWS: 40).
+    const parts = pathy || (run.includes("/") && run.length < 32) ? run.split("/") : [run];
+    for (const p of parts) {
+      if (pathy ? SHAPE_WHOLE.test(p) : isHighEntropy(p))
         out.push({ start: pos, end: pos + p.length, part: { kind: "token" } });
       pos += p.length + 1;
     }
@@ -191,7 +199,7 @@ function scan(value: string): Finding[] {
   // References the client file already uses (`${env:X}`, `${input:x}`) are blanked: never a secret.
   const text = value.replace(REFERENCE, (r) => " ".repeat(r.length));
   const scheme = SCHEME.exec(text);
-  if (scheme && scheme[3]!.length >= 6) {
+  if (scheme && SCHEME_CREDENTIAL.test(scheme[3]!)) {
     const start = scheme[1]!.length + scheme[2]!.length;
     return [{ start, end: text.length, part: { kind: "value" } }];
   }
