@@ -378,6 +378,15 @@ describe("secrets", () => {
     );
   });
 
+  test("a secret that holds another secret is masked whole, not in pieces", () => {
+    const { plan } = convert({
+      mcpServers: { s: { command: "x", env: { SHORT_TOKEN: "abc123def", LONG_TOKEN: "abc123def456ghi" } } },
+    });
+    expect(mask("got abc123def456ghi and abc123def", plan.variables)).toBe(
+      "got ${LONG_TOKEN} and ${SHORT_TOKEN}",
+    );
+  });
+
   test("the variables to set are not named in the file", () => {
     const { text } = convert(claudeDesktop);
     expect(text).toMatch(
