@@ -871,6 +871,16 @@ describe("variable names", () => {
     expect(names.some((n) => /_\d+$/.test(n))).toBe(false);
   });
 
+  test("a key that already starts with its server's name keeps it; the other server's is prefixed", () => {
+    const { plan } = convert({
+      mcpServers: {
+        github: { command: "x", env: { GITHUB_TOKEN: "first-secret" } },
+        gh2: { command: "y", env: { GITHUB_TOKEN: "second-secret" } },
+      },
+    });
+    expect([...plan.variables.keys()]).toEqual(["GITHUB_TOKEN", "GH2_GITHUB_TOKEN"]);
+  });
+
   test("a secret never takes the name of a variable the client file already reads from the environment", () => {
     const { plan, text } = convert({
       mcpServers: {

@@ -55,10 +55,10 @@ export class ServerContext {
           : owner.kind === "env" && ENV_NAME.test(owner.key)
             ? owner.key
             : envName(owner.key);
-    if (part.kind === "value" || part.kind === "token") {
-      if (owner.kind === "none") return [`${P}_TOKEN`];
-      return own ? [base, `${P}_${base}`] : [base];
-    }
+    // A name that already starts with the server's (`GITHUB_TOKEN` of `github`) is its own prefixed form.
+    const withPrefix = (n: string) => (own && !n.startsWith(`${P}_`) ? [n, `${P}_${n}`] : [n]);
+    if (part.kind === "value" || part.kind === "token")
+      return owner.kind === "none" ? [`${P}_TOKEN`] : withPrefix(base);
     const what =
       part.kind === "password"
         ? "PASSWORD"
@@ -68,8 +68,7 @@ export class ServerContext {
             ? "URL_KEY"
             : envName(part.key);
     const stem = owner.kind === "none" ? P : base.replace(ADDRESS_SUFFIX, "");
-    const name = `${stem || P}_${what}`;
-    return own ? [name, `${P}_${name}`] : [name];
+    return withPrefix(`${stem || P}_${what}`);
   }
 
   /** A client string → a toolpacks string, its secret parts (what `findSecrets` finds) replaced. */
