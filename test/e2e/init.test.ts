@@ -305,7 +305,7 @@ describe("init --live against real servers", () => {
     } finally {
       await client.close();
     }
-  });
+  }, 120_000); // five servers started, listed and served again: slow on a loaded machine
 
   test("two servers with the same prompts: the second's are renamed with {prompt, as} and the file serves both", async () => {
     const from = tmp.file(
