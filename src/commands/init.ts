@@ -5,6 +5,7 @@
 import type { Command } from "commander";
 import { type InitOptions, runInit } from "./init/run.js";
 
+export { type Finding, findSecrets, isHighEntropy, isSecretKey, looksLikeSecret } from "./init/detect.js";
 export { listLive, mask } from "./init/live.js";
 export { planInit, upstreamName } from "./init/plan.js";
 export {
@@ -14,9 +15,11 @@ export {
   type ServersKey,
   stripJsonComments,
 } from "./init/read.js";
-export { renderPacks, SCHEMA_LINE } from "./init/render.js";
-export { envName, isSecretKey, looksLikeSecret } from "./init/secrets.js";
+export { type RenderOptions, renderPacks, SCHEMA_LINE, variableLines } from "./init/render.js";
+export { OWN_SCHEMA, schemaLine, schemaRef } from "./init/schema.js";
+export { envName } from "./init/secrets.js";
 export { scalar } from "./init/text.js";
+export { collisionLines, exposedNames, type Renamed } from "./init/toolsets.js";
 export type { InitPlan, Listing, UpstreamPlan, Variable } from "./init/types.js";
 export { compileWritten, dummyEnv } from "./init/written.js";
 

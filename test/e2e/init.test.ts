@@ -1,7 +1,7 @@
 /** `toolpacks init --from`: the real CLI on client configuration files, and --live against real servers. */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { afterAll, describe, expect, test } from "vitest";
 import { CLI, FIXTURE, ROOT, type Run, runCli, stdioClient, tempDir, toolNames } from "../helpers/proc.js";
 
@@ -14,7 +14,15 @@ afterAll(() => {
 
 const toolpacks = runCli;
 
-const SCHEMA = "# yaml-language-server: $schema=./node_modules/toolpacks/schema/packs.schema.json";
+/** The first line of a written file points at a schema file that exists, relative to the file's folder. */
+function expectSchemaResolves(file: string): void {
+  const first = readFileSync(file, "utf8").split("\n")[0]!;
+  const m = /^# yaml-language-server: \$schema=(\S+)$/.exec(first);
+  expect(m, first).not.toBeNull();
+  const target = resolve(dirname(file), m![1]!);
+  expect(existsSync(target)).toBe(true);
+  expect(target).toBe(join(ROOT, "schema/packs.schema.json"));
+}
 const GITHUB_SECRET = "ghp_e2eSecretValue0123456789abcdefghij";
 const BRAVE_SECRET = "BSAe2e-brave-secret-value";
 
@@ -50,7 +58,7 @@ describe("init from a Claude Desktop file", () => {
       expect(r.stdout).not.toContain(secret);
       expect(r.stderr).not.toContain(secret);
     }
-    expect(written.split("\n")[0]).toBe(SCHEMA);
+    expectSchemaResolves(out);
     expect(written).toContain("GITHUB_PERSONAL_ACCESS_TOKEN: ${GITHUB_PERSONAL_ACCESS_TOKEN}");
     expect(written).toContain("BRAVE_API_KEY: ${BRAVE_API_KEY}");
     // The user is told which variables to set, and where each is used.
@@ -81,7 +89,7 @@ describe("init from a Claude Desktop file", () => {
     const first = await toolpacks(["init", "--from", from], { cwd: dir });
     expect(first.code).toBe(0);
     const packs = join(dir, "packs.yaml");
-    expect(readFileSync(packs, "utf8").startsWith(SCHEMA)).toBe(true);
+    expectSchemaResolves(packs);
 
     writeFileSync(packs, "# my hand-made config\n");
     const again = await toolpacks(["init", "--from", from], { cwd: dir });
@@ -92,7 +100,74 @@ describe("init from a Claude Desktop file", () => {
 
     const forced = await toolpacks(["init", "--from", from, "--force"], { cwd: dir });
     expect(forced.code).toBe(0);
-    expect(readFileSync(packs, "utf8").startsWith(SCHEMA)).toBe(true);
+    expectSchemaResolves(packs);
+  });
+
+  test("a project's installed toolpacks is where the schema line points", async () => {
+    const dir = join(tmp.dir, "project");
+    execFileSync("mkdir", ["-p", join(dir, "node_modules/toolpacks/schema"), join(dir, "config")]);
+    writeFileSync(join(dir, "node_modules/toolpacks/schema/packs.schema.json"), "{}");
+    const from = tmp.file("project.json", claudeDesktop);
+    const r = await toolpacks(["init", "--from", from, "-o", join(dir, "config/packs.yaml")]);
+    expect(r.code).toBe(0);
+    expect(readFileSync(join(dir, "config/packs.yaml"), "utf8").split("\n")[0]).toBe(
+      "# yaml-language-server: $schema=../node_modules/toolpacks/schema/packs.schema.json",
+    );
+  });
+
+  test("no secret of any shape reaches the file, stdout or stderr", async () => {
+    const secrets = {
+      pg: "pgPassw0rd-e2e",
+      path: "sk-e2eabcdefghijklmnopqrstuvwx0123",
+      query: "qk-e2e-secret-987",
+      bearer: "tok-e2e-bearer-123",
+      jwt: "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJlMmUifQ.ZTJlLXNpZ25hdHVyZQ",
+      entropy: "Qw7Er9Ty2Ui4Op6As8Df1Gh3",
+      aws: "AKIAE2EEXAMPLEKEY123",
+    };
+    const from = tmp.file(
+      "shapes.json",
+      JSON.stringify({
+        mcpServers: {
+          pg: { command: "npx", args: ["server-postgres", `postgresql://app:${secrets.pg}@db:5432/app`] },
+          zapier: { url: `https://mcp.example.com/${secrets.path}/mcp?api_key=${secrets.query}` },
+          remote: {
+            command: "npx",
+            args: [
+              "mcp-remote",
+              "https://h.example.com/mcp",
+              "--header",
+              `Authorization: Bearer ${secrets.bearer}`,
+            ],
+            env: { SESSION_JWT: secrets.jwt, NOTE: `id ${secrets.entropy}`, AWS_ACCESS_KEY_ID: secrets.aws },
+          },
+        },
+      }),
+    );
+    const out = join(tmp.dir, "shapes.yaml");
+    const r = await toolpacks(["init", "--from", from, "-o", out]);
+    expect(r.stderr).toMatch(/set these environment variables/);
+    expect(r.code).toBe(0);
+    const written = readFileSync(out, "utf8");
+    for (const secret of Object.values(secrets)) {
+      expect(written).not.toContain(secret);
+      expect(r.stdout + r.stderr).not.toContain(secret);
+    }
+    expect(written).toContain("url: https://mcp.example.com/${ZAPIER_URL_KEY}/mcp?api_key=${ZAPIER_API_KEY}");
+    // Without --live the user learns where tool-name collisions are found.
+    expect(r.stderr).toMatch(/only known with --live: `toolpacks check --live .*shapes\.yaml` reports them/);
+    const env = {
+      PG_PASSWORD: "a",
+      ZAPIER_URL_KEY: "b",
+      ZAPIER_API_KEY: "c",
+      REMOTE_TOKEN: "d",
+      SESSION_JWT: "e",
+      NOTE: "f",
+      AWS_ACCESS_KEY_ID: "g",
+    };
+    const check = await toolpacks(["check", out], { env });
+    expect(check.stderr).toBe("");
+    expect(check.code).toBe(0);
   });
 
   test.each([
@@ -130,7 +205,7 @@ describe("init from a Claude Desktop file", () => {
     );
     const out = join(tmp.dir, "vscode.yaml");
     const r = await toolpacks(["init", "--from", from, "-o", out]);
-    expect(r.stderr).toBe("");
+    expect(r.stderr).toMatch(/^init: tool names two servers share are only known with --live: [^\n]*\n$/);
     expect(r.code).toBe(0);
     expect((await toolpacks(["check", out])).stdout).toMatch(
       /docs\s+http\s+https:\/\/docs\.example\.com\/mcp[\s\S]*fetch\s+stdio\s+uvx mcp-server-fetch/,
@@ -198,6 +273,10 @@ describe("init --live against real servers", () => {
     expect(written).toContain("Authorization: Bearer ${WHO_TOKEN}");
     expect(written).toMatch(/# broken: not reached while writing this file: .*ENOENT/);
     expect(r.stderr).toMatch(/broken was not reached/);
+    expect(r.stderr).toMatch(
+      /init: fixture-copy and fixture both offer 2 tools: fixture-copy's are renamed with "as:" \(echo as fixture-copy_echo, add as fixture-copy_add\)/,
+    );
+    expect(r.stderr).toMatch(/the tool names of broken were not compared/);
     // Not on a terminal: no progress lines.
     expect(r.stderr).not.toMatch(/connecting to|listing tools of/);
 
@@ -226,6 +305,25 @@ describe("init --live against real servers", () => {
     } finally {
       await client.close();
     }
+  }, 120_000); // five servers started, listed and served again: slow on a loaded machine
+
+  test("two servers with the same prompts: the second's are renamed with {prompt, as} and the file serves both", async () => {
+    const from = tmp.file(
+      "prompts.json",
+      JSON.stringify({
+        mcpServers: { one: { command: "mcp-server-everything" }, two: { command: "mcp-server-everything" } },
+      }),
+    );
+    const out = join(tmp.dir, "prompts.yaml");
+    const r = await toolpacks(["init", "--from", from, "-o", out, "--live"]);
+    expect(r.stderr).toMatch(/two and one both offer \d+ prompts: two's are renamed/);
+    expect(r.code).toBe(0);
+    const written = readFileSync(out, "utf8");
+    expect(written).toMatch(/- \{ prompt: two\/simple-prompt, as: two_simple-prompt \}/);
+    expect(written).not.toMatch(/tool: two\/simple-prompt/);
+    const check = await toolpacks(["check", out]);
+    expect(check.stderr).toBe("");
+    expect(check.code).toBe(0);
   });
 
   test.skipIf(!existsSync("/usr/bin/script"))("progress is silent on a terminal", async () => {

@@ -10,7 +10,9 @@ import type { InitPlan, Listing, UpstreamPlan, Variable } from "./types.js";
 /** Secret values in a message (a child's stderr, an error) replaced by their variable's reference. */
 export function mask(text: string, variables: ReadonlyMap<string, Variable>): string {
   let out = text;
-  for (const v of variables.values()) {
+  // Longest first: a value that holds another is replaced whole.
+  const values = [...variables.values()].sort((a, b) => (b.value?.length ?? 0) - (a.value?.length ?? 0));
+  for (const v of values) {
     if (v.value && v.value.length >= 3) out = out.split(v.value).join(`\${${v.name}}`);
   }
   return out;

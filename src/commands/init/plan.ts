@@ -1,12 +1,17 @@
 /** @module The pure conversion: a parsed client config → the upstreams to write, with secrets as references. */
 import { NAME_RULE, RESERVED_KEYS } from "../../catalog/names.js";
 import { findServers, InitInputError, isObject } from "./read.js";
-import { envName, isSecretKey } from "./secrets.js";
+import { VariableBook } from "./secrets.js";
 import { ServerContext } from "./server-context.js";
 import type { InitPlan, UpstreamPlan } from "./types.js";
 
 /** A valid upstream name for a client server name; `taken` holds names already given. */
 export function upstreamName(original: string, taken: ReadonlySet<string>): string {
+  return nameFor(original, taken).name;
+}
+
+/** The upstream name and the name it would have had if no earlier server had taken it. */
+function nameFor(original: string, taken: ReadonlySet<string>): { name: string; base: string } {
   let base = original;
   if (!NAME_RULE.test(base) || RESERVED_KEYS.includes(base)) {
     base = original
@@ -19,7 +24,7 @@ export function upstreamName(original: string, taken: ReadonlySet<string>): stri
   }
   let name = base;
   for (let n = 2; taken.has(name); n++) name = `${base.slice(0, 64 - String(n).length - 1)}-${n}`;
-  return name;
+  return { name, base };
 }
 
 const KNOWN_KEYS = new Set([
@@ -44,6 +49,20 @@ function stringMap(value: unknown): [string, string][] {
     .map(([k, v]) => [k, String(v)]);
 }
 
+/** A spec with every string passed through `f`. */
+function fillSpec(spec: UpstreamPlan["spec"], f: (s: string) => string): UpstreamPlan["spec"] {
+  const map = (m: Record<string, string> | undefined) =>
+    m && Object.fromEntries(Object.entries(m).map(([k, v]) => [k, f(v)]));
+  return {
+    ...(spec.url !== undefined ? { url: f(spec.url) } : {}),
+    ...(spec.headers ? { headers: map(spec.headers)! } : {}),
+    ...(spec.command !== undefined ? { command: f(spec.command) } : {}),
+    ...(spec.args ? { args: spec.args.map(f) } : {}),
+    ...(spec.env ? { env: map(spec.env)! } : {}),
+    ...(spec.cwd !== undefined ? { cwd: f(spec.cwd) } : {}),
+  };
+}
+
 /**
  * The pure conversion: a parsed client config → what to write. Throws InitInputError when it holds no servers.
  * `source` names the client file in comments and messages.
@@ -64,7 +83,9 @@ export function planInit(config: unknown, source: string): InitPlan {
     variables: new Map(),
     warnings: [],
   };
-  const taken = new Set<string>();
+  const taken = new Map<string, string>();
+  const book = new VariableBook();
+  const drafts: UpstreamPlan[] = [];
   for (const [original, entry] of found.servers) {
     if (!isObject(entry)) {
       plan.skipped.push({ original, reason: "not an object" });
@@ -74,10 +95,17 @@ export function planInit(config: unknown, source: string): InitPlan {
       plan.skipped.push({ original, reason: `disabled in ${source}` });
       continue;
     }
-    const name = upstreamName(original, taken);
-    const ctx = new ServerContext(name, plan);
+    const { name, base } = nameFor(original, new Set(taken.keys()));
+    const ctx = new ServerContext(name, plan, book);
     const notes: string[] = [];
     if (name !== original) notes.push(`${JSON.stringify(original)} in ${source}`);
+    if (name !== base) {
+      const other = JSON.stringify(taken.get(base));
+      notes.push(`named ${name}: ${other} is already ${base}`);
+      plan.warnings.push(
+        `${JSON.stringify(original)} would be named ${base} like ${other}; it is written as ${name} (rename either upstream in the file if you like)`,
+      );
+    }
     const type = String(entry.type ?? entry.transportType ?? "")
       .toLowerCase()
       .replace(/[^a-z]/g, "");
@@ -103,7 +131,7 @@ export function planInit(config: unknown, source: string): InitPlan {
         plan.skipped.push({ original, reason: `its url is not http(s)${scheme ? ` (${scheme}:)` : ""}` });
         continue;
       }
-      spec.url = ctx.plain(rawUrl!.trim(), `${name} url`);
+      spec.url = ctx.value(rawUrl!.trim(), `${name} url`);
       const sse =
         type === "sse" || (!type && typeof entry.httpUrl !== "string" && /\/sse\/?(\?|$)/.test(rawUrl!));
       if (sse) {
@@ -115,26 +143,13 @@ export function planInit(config: unknown, source: string): InitPlan {
       const headers = stringMap(entry.headers);
       if (headers.length) {
         spec.headers = {};
-        for (const [k, v] of headers) {
-          const where = `${name} header ${k}`;
-          spec.headers[k] =
-            /^(proxy-)?authorization$/i.test(k) || isSecretKey(k)
-              ? ctx.secretValue(
-                  v,
-                  /^(proxy-)?authorization$/i.test(k)
-                    ? [`${ctx.prefix}_TOKEN`]
-                    : [`${ctx.prefix}_${envName(k.replace(/^x-/i, ""))}`],
-                  where,
-                  true,
-                )
-              : ctx.plain(v, where);
-        }
+        for (const [k, v] of headers) spec.headers[k] = ctx.header(k, v, `${name} header ${k}`);
       }
       const dropped = ["command", "args", "env", "cwd"].filter((k) => entry[k] !== undefined);
       if (dropped.length)
         notes.push(`not carried over: ${dropped.join(", ")} (they apply to stdio servers, not url)`);
     } else {
-      spec.command = ctx.plain(command!, `${name} command`);
+      spec.command = ctx.value(command!, `${name} command`);
       if (Array.isArray(entry.args)) {
         const args = entry.args.filter((a) => a !== null && typeof a !== "object").map(String);
         if (args.length) spec.args = ctx.args(args);
@@ -142,14 +157,9 @@ export function planInit(config: unknown, source: string): InitPlan {
       const env = stringMap(entry.env);
       if (env.length) {
         spec.env = {};
-        for (const [k, v] of env) {
-          const where = `${name} env ${k}`;
-          spec.env[k] = isSecretKey(k)
-            ? ctx.secretValue(v, [k, `${ctx.prefix}_${k}`], where)
-            : ctx.plain(v, where, [k, `${ctx.prefix}_${k}`]);
-        }
+        for (const [k, v] of env) spec.env[k] = ctx.env(k, v, `${name} env ${k}`);
       }
-      if (typeof entry.cwd === "string" && entry.cwd) spec.cwd = ctx.plain(entry.cwd, `${name} cwd`);
+      if (typeof entry.cwd === "string" && entry.cwd) spec.cwd = ctx.value(entry.cwd, `${name} cwd`);
       if (rawUrl !== undefined) notes.push("the client file also gives a url; this upstream uses command");
       if (entry.headers !== undefined) notes.push("not carried over: headers (they apply to url servers)");
     }
@@ -159,9 +169,17 @@ export function planInit(config: unknown, source: string): InitPlan {
       );
     }
     if (ignored.length) notes.push(`not carried over: ${ignored.join(", ")} (not toolpacks settings)`);
-    taken.add(name);
-    plan.upstreams.push({ name, original, spec, notes: [...notes, ...ctx.notes], needs: [...ctx.needs] });
+    taken.set(name, original);
+    drafts.push({ name, original, spec, notes: [...notes, ...ctx.notes], needs: [] });
   }
+  const { variables, needs } = book.finish();
+  for (const [k, v] of variables) plan.variables.set(k, v);
+  for (const d of drafts)
+    plan.upstreams.push({
+      ...d,
+      spec: fillSpec(d.spec, (s) => book.fill(s)),
+      needs: needs.get(d.name) ?? [],
+    });
   if (!plan.upstreams.length) {
     throw new InitInputError(
       `no usable servers: ${plan.skipped.map((s) => `${JSON.stringify(s.original)}: ${s.reason}`).join("; ")}`,

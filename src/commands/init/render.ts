@@ -1,10 +1,19 @@
 /** @module The packs.yaml text init writes: a header that explains it, the upstreams, and --live's toolsets. */
+import { schemaLine } from "./schema.js";
+import { STANDARD_VARIABLES } from "./secrets.js";
 import { comment, scalar } from "./text.js";
 import { renderToolsets } from "./toolsets.js";
 import type { InitPlan, Listing, UpstreamPlan } from "./types.js";
 
-export const SCHEMA_LINE =
-  "# yaml-language-server: $schema=./node_modules/toolpacks/schema/packs.schema.json";
+/** The schema line when no output folder is known: the project's installed toolpacks. */
+export const SCHEMA_LINE = schemaLine("./node_modules/toolpacks/schema/packs.schema.json");
+
+export interface RenderOptions {
+  /** What `$schema=` points to (see schemaRef); default: ./node_modules/toolpacks/schema/packs.schema.json. */
+  readonly schema?: string;
+  /** The environment init runs in: references to variables set there are not listed as ones to set. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+}
 
 function mapBlock(key: string, map: Record<string, string> | undefined, indent: string): string[] {
   if (!map || !Object.keys(map).length) return [];
@@ -28,9 +37,15 @@ function renderUpstream(u: UpstreamPlan): string[] {
   ];
 }
 
-/** One line per variable the file needs, with where it is used: in the header and on stderr. */
-export function variableLines(plan: InitPlan): string[] {
-  const vars = [...plan.variables.values()];
+/**
+ * One line per variable to set, with where it is used: in the header and on stderr. Secrets and VS Code inputs
+ * always; references the client file made to the environment only when unset in `env` and not standard
+ * (`HOME`, `PATH`, …): they stay references in the file either way.
+ */
+export function variableLines(plan: InitPlan, env: RenderOptions["env"] = {}): string[] {
+  const vars = [...plan.variables.values()].filter(
+    (v) => v.kind !== "env" || (!STANDARD_VARIABLES.has(v.name) && !env[v.name]),
+  );
   if (!vars.length) return [];
   const w = Math.max(...vars.map((v) => v.name.length));
   const why = { secret: "value not copied", input: "a VS Code input", env: "from the environment" };
@@ -38,10 +53,14 @@ export function variableLines(plan: InitPlan): string[] {
 }
 
 /** The packs.yaml text: upstreams, and with `live` one toolset per server that was listed. */
-export function renderPacks(plan: InitPlan, live?: ReadonlyMap<string, Listing>): string {
+export function renderPacks(
+  plan: InitPlan,
+  live?: ReadonlyMap<string, Listing>,
+  options: RenderOptions = {},
+): string {
   const names = plan.upstreams.map((u) => u.name);
   const head = [
-    SCHEMA_LINE,
+    options.schema ? schemaLine(options.schema) : SCHEMA_LINE,
     "#",
     `# Made by \`toolpacks init\` from ${plan.source} ("${plan.key}"): ${names.length} server(s), each an upstream.`,
   ];
@@ -69,8 +88,15 @@ export function renderPacks(plan: InitPlan, live?: ReadonlyMap<string, Listing>)
       "# An upstream that a toolset names serves only the tools named. `toolpacks init --live` lists each",
       "# server's tools for you to regroup.",
     );
+    if (names.length > 1)
+      head.push(
+        "#",
+        "# Two servers offering the same tool name conflict: the later one's toolset is then not served at",
+        "# all. Only a live listing shows such names: `toolpacks check --live FILE` reports them. Fix one",
+        "# with `prefix:` on its upstream (e.g. prefix: gh_) or with `as:` on a toolset member.",
+      );
   }
-  const vars = variableLines(plan);
+  const vars = variableLines(plan, options.env);
   if (vars.length) {
     head.push(
       "#",

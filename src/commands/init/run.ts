@@ -6,6 +6,8 @@ import { listLive, mask } from "./live.js";
 import { planInit } from "./plan.js";
 import { InitInputError, parseClientConfig } from "./read.js";
 import { renderPacks, variableLines } from "./render.js";
+import { schemaRef } from "./schema.js";
+import { collisionLines } from "./toolsets.js";
 import type { InitPlan, Listing } from "./types.js";
 import { compileWritten } from "./written.js";
 
@@ -53,7 +55,7 @@ export async function runInit(opts: InitOptions): Promise<void> {
       return fail((err as Error).message, 1);
     }
   }
-  const yaml = renderPacks(plan, live);
+  const yaml = renderPacks(plan, live, { schema: schemaRef(out), env: process.env });
   const compiled = compileWritten(opts.output, yaml);
   if (!compiled.ok) {
     for (const e of compiled.errors) process.stderr.write(`${mask(formatConfigError(e), plan.variables)}\n`);
@@ -77,7 +79,13 @@ export async function runInit(opts: InitOptions): Promise<void> {
     if (!l.ok)
       process.stderr.write(`init: ${name} was not reached (${l.reason}); it has no toolset of its own\n`);
   }
-  const vars = variableLines(plan);
+  if (live)
+    for (const line of collisionLines(plan, live, opts.output)) process.stderr.write(`init: ${line}\n`);
+  else if (plan.upstreams.length > 1)
+    process.stderr.write(
+      `init: tool names two servers share are only known with --live: \`toolpacks check --live ${opts.output}\` reports them (rename with "as:" or "prefix:")\n`,
+    );
+  const vars = variableLines(plan, process.env);
   if (vars.length) {
     process.stderr.write(
       `init: set these environment variables where toolpacks serve runs (secret values in ${opts.from} were not copied):\n${vars.join("\n")}\n`,
