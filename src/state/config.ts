@@ -1,5 +1,6 @@
 /** @module The `state:` setting as written (YAML, after `${VAR}` interpolation) and the plan it compiles to. */
-import { redactUrl, StateConfigError } from "./errors.js";
+import { SettingError } from "../config/setting-error.js";
+import { redactUrl } from "./errors.js";
 
 /**
  * `state:` in packs.yaml:
@@ -60,7 +61,7 @@ export type StatePlan =
 
 export const STORE_ENV = "TOOLPACKS_STATE_STORE";
 
-/** Compiles the setting (and `TOOLPACKS_STATE_STORE`) into a plan; throws `StateConfigError` when malformed. */
+/** Compiles the setting (and `TOOLPACKS_STATE_STORE`) into a plan; throws `SettingError` when malformed. */
 export function planState(
   config: StateConfig | undefined,
   name: string,
@@ -82,11 +83,11 @@ export function planState(
     ["state.max_total_bytes", limits.maxTotalBytes],
   ] as const) {
     if (!Number.isSafeInteger(value) || value < 1024) {
-      throw new StateConfigError(key, `must be an integer of at least 1024, not ${value}`, "a byte count");
+      throw new SettingError(key, `must be an integer of at least 1024, not ${value}`, "a byte count");
     }
   }
   if (limits.maxTotalBytes < limits.maxOwnerBytes) {
-    throw new StateConfigError(
+    throw new SettingError(
       "state.max_total_bytes",
       `${limits.maxTotalBytes} is below state.max_session_bytes (${limits.maxOwnerBytes})`,
       "make the total at least one owner's budget",
@@ -97,14 +98,10 @@ export function planState(
   try {
     url = new URL(store);
   } catch {
-    throw new StateConfigError(
-      where,
-      `"${redactUrl(store)}" is not a URL`,
-      "use memory or redis://HOST:PORT/DB",
-    );
+    throw new SettingError(where, `"${redactUrl(store)}" is not a URL`, "use memory or redis://HOST:PORT/DB");
   }
   if (url.protocol !== "redis:" && url.protocol !== "rediss:") {
-    throw new StateConfigError(
+    throw new SettingError(
       where,
       `unsupported store ${url.protocol.replace(/:$/, "")}`,
       "use memory, redis://HOST:PORT/DB or rediss://HOST:PORT/DB",
@@ -112,7 +109,7 @@ export function planState(
   }
   const db = url.pathname.replace(/^\//, "");
   if (db !== "" && !/^\d{1,2}$/.test(db)) {
-    throw new StateConfigError(where, `database "${db}" is not a number`, "e.g. redis://redis:6379/0");
+    throw new SettingError(where, `database "${db}" is not a number`, "e.g. redis://redis:6379/0");
   }
   return Object.freeze({
     kind: "redis",

@@ -18,20 +18,6 @@ export class StoreUnavailableError extends Error {
   }
 }
 
-/** Thrown for a malformed `state:` setting; the config layer adds the file position. */
-export class StateConfigError extends Error {
-  override readonly name = "StateConfigError";
-
-  constructor(
-    /** The setting's path, e.g. `state.store`. */
-    readonly path: string,
-    message: string,
-    readonly hint: string,
-  ) {
-    super(`${path}: ${message} (${hint})`);
-  }
-}
-
 /** A Redis URL for display: the password (and a username's secret part) replaced by `***`. */
 export function redactUrl(url: string): string {
   try {

@@ -1,7 +1,8 @@
 /** `state:` and TOOLPACKS_STATE_STORE compile into a plan; a malformed one says which setting and how to fix it. */
 import { describe, expect, test } from "vitest";
+import { SettingError } from "../../../src/config/setting-error.js";
 import { planState } from "../../../src/state/config.js";
-import { redactUrl, StateConfigError } from "../../../src/state/errors.js";
+import { redactUrl } from "../../../src/state/errors.js";
 
 describe("planState", () => {
   test("memory is the default, with the documented budgets", () => {
@@ -37,7 +38,7 @@ describe("planState", () => {
     [{ max_session_bytes: 8192, max_total_bytes: 4096 }, {}, "state.max_total_bytes: 4096 is below"],
   ])("%j with %j is refused: %s", (config, env, message) => {
     const run = () => planState(config, "p", env);
-    expect(run).toThrow(StateConfigError);
+    expect(run).toThrow(SettingError);
     expect(run).toThrow(message);
   });
 
