@@ -28,6 +28,8 @@ export interface RedisStoreOptions {
 export class RedisStateStore implements StateStore {
   private readonly prefix: string;
   private readonly ended: EndedSet;
+  /** Digests ended here while Redis was unavailable, not yet published. */
+  private readonly unsent = new Set<string>();
   private closed = false;
 
   private constructor(
@@ -68,7 +70,7 @@ export class RedisStateStore implements StateStore {
     // After a reconnect: subscribe again, then reload what was ended meanwhile. Subscribing first means an id
     // ended between the two steps arrives by one path or the other.
     link.sub.on("ready", () => void store.listen().catch(() => {}));
-    link.main.on("ready", () => void store.reload().catch(() => {}));
+    link.main.on("ready", () => void store.recover().catch(() => {}));
     return store;
   }
 
@@ -127,8 +129,30 @@ export class RedisStateStore implements StateStore {
 
   async end(sessionId: string): Promise<void> {
     const d = this.ended.addId(sessionId);
+    try {
+      await this.publishEnd(d);
+    } catch (e) {
+      // Told to the other replicas once Redis is back (bounded like the set itself).
+      this.unsent.add(d);
+      if (this.unsent.size > this.options.limits.maxEnded) {
+        this.unsent.delete(this.unsent.values().next().value as string);
+      }
+      throw e;
+    }
+  }
+
+  private publishEnd(d: string): Promise<unknown> {
     const { maxEnded, endedRetentionMs } = this.options.limits;
-    await this.script("end", END, [d, maxEnded, endedRetentionMs]);
+    return this.script("end", END, [d, maxEnded, endedRetentionMs]);
+  }
+
+  /** Publishes the ends that failed while Redis was away, then loads what others ended meanwhile. */
+  private async recover(): Promise<void> {
+    for (const d of [...this.unsent]) {
+      await this.publishEnd(d);
+      this.unsent.delete(d);
+    }
+    await this.reload();
   }
 
   isEnded(sessionId: string): boolean {

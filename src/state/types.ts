@@ -55,7 +55,8 @@ export interface StateStore {
   /**
    * Stores a value under `owner`/`key` (replacing one there) for `ttlMs`. Its stored size counts against
    * the owner's budget and the total budget; the owner's oldest values are evicted first, then the oldest
-   * of any owner when the total is still over. Atomic across replicas.
+   * of any owner when the total is still over. Atomic across replicas. A refused put (too large) leaves
+   * nothing under the key.
    */
   put(owner: string, key: string, value: StoredValue, ttlMs: number): Promise<PutResult>;
   /** The value, or undefined when it was never stored, expired or was evicted. */
@@ -70,7 +71,8 @@ export interface StateStore {
 
   /**
    * Marks a session id ended on every replica (locally at once, then through the store). When the
-   * store is unavailable the id is still ended here, and the returned promise rejects.
+   * store is unavailable the id is still ended here, the returned promise rejects, and the Redis store
+   * tells the other replicas once Redis is back.
    */
   end(sessionId: string): Promise<void>;
   /** A local, synchronous lookup: never waits on the network. */

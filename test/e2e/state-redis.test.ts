@@ -185,6 +185,11 @@ describe("redis store when Redis is away", () => {
       expect(await s.put("o", "new", text(10), TTL)).toMatchObject({ stored: true });
       const later = await open(durable.url, "outage");
       expect(later.isEnded("tp1.ended-before")).toBe(true);
+      // What was ended during the outage reaches the others once Redis is back (reloaded or published),
+      await until(() => later.isEnded("tp1.ended-during"));
+      // and the recovered store hears of ids ended elsewhere again (it subscribed anew).
+      await later.end("tp1.ended-after");
+      await until(() => s.isEnded("tp1.ended-after"));
     } finally {
       await durable.cleanup();
     }
