@@ -198,7 +198,7 @@ describe("redis store when Redis is away", () => {
   test("a hung Redis: commands fail after the command timeout, health is down until it answers again", async () => {
     const hung = await startRedis();
     try {
-      const s = await open(hung.url, "hung", {}, 300);
+      const s = await open(hung.url, "hung", {}, 1000);
       await s.kvPut("ns", "k", "v", TTL);
       hung.pause();
       const e = await outcome(s.kvGet("ns", "k"));
