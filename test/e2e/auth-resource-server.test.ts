@@ -20,7 +20,12 @@ const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 /** A fake clock starting now; tokens are minted with the real one. */
 function clock() {
   let t = Date.now();
-  return { now: () => t, advance: (ms: number) => void (t += ms) };
+  return {
+    now: () => t,
+    advance: (ms: number) => {
+      t += ms;
+    },
+  };
 }
 
 function refused(r: AuthResult) {
