@@ -130,6 +130,7 @@ describe("SDK v1 client", () => {
     const provider = new ClientCredentialsProvider({
       clientId: "jwt",
       clientSecret: CLIENT_SECRET,
+      expectedIssuer: as.issuer,
       scope: "mcp",
     });
     const client = new Client({ name: "v1", version: "1.0.0" });
@@ -144,6 +145,7 @@ describe("SDK v1 client", () => {
     const provider = new ClientCredentialsProvider({
       clientId: "jwt",
       clientSecret: CLIENT_SECRET,
+      expectedIssuer: as.issuer,
       scope: "mcp",
     });
     seen.length = 0;
@@ -158,6 +160,7 @@ describe("SDK v1 client", () => {
     const wide = new ClientCredentialsProvider({
       clientId: "jwt",
       clientSecret: CLIENT_SECRET,
+      expectedIssuer: as.issuer,
       scope: "mcp notes:write",
     });
     const ok = new Client({ name: "v1", version: "1.0.0" });
