@@ -12,12 +12,14 @@ import { createKeySource, JWKS_COOLDOWN_MS, type KeySource } from "./keys.js";
 import { metadataPaths, type ProtectedResourceMetadata, protectedResourceMetadata } from "./metadata.js";
 import { scopesToChallenge } from "./requirements.js";
 import { staticTokens } from "./static-tokens.js";
+import { createTokenCache } from "./token-cache.js";
 import type {
   AuthConfig,
   AuthDeps,
   AuthFailure,
   AuthResult,
   HeadersLike,
+  OAuthConfig,
   Principal,
   Requires,
 } from "./types.js";
@@ -108,8 +110,20 @@ export function createAuthenticator(config: AuthConfig, deps: AuthDeps = {}): Au
     return { ok: false, status, wwwAuthenticate, error: error ?? "invalid_token", description };
   };
 
+  // Accepted tokens until their exp: a session's every request carries the same token, and a
+  // signature check costs ~10x a digest. A key the issuer withdraws is thus honoured until exp.
+  const accepted = createTokenCache(now);
+
   async function check(token: string): Promise<Verdict> {
     if (!oauth || !keys) return { ok: false, unavailable: false, description: "the token is not accepted" };
+    const known = accepted.get(token);
+    if (known) return { ok: true, principal: known };
+    const v = await verify(token, oauth, keys);
+    if (v.ok) accepted.set(token, v.principal, v.expiresAt);
+    return v;
+  }
+
+  async function verify(token: string, oauth: OAuthConfig, keys: KeySource): Promise<Verdict> {
     if (looksLikeJwt(token)) {
       const v = await verifyJwt(token, {
         issuer: oauth.issuer,
@@ -192,7 +206,7 @@ export function createAuthenticator(config: AuthConfig, deps: AuthDeps = {}): Au
 
     close() {
       closing.abort();
-      introspector?.clear();
+      accepted.clear();
     },
   };
 }

@@ -1,12 +1,9 @@
-/** @module Opaque tokens checked by RFC 7662 introspection; active answers cached until the token's exp, bounded. */
+/** @module Opaque tokens checked by RFC 7662 introspection; concurrent checks of one token share one request. */
 import { createHash } from "node:crypto";
 import { claimValues, principalFromClaims } from "./claims.js";
 import { AuthServerError, fetchJson } from "./fetch-json.js";
 import { CLOCK_SKEW_S, type Verdict } from "./jwt.js";
 import type { AuthLogger, IntrospectionConfig } from "./types.js";
-
-/** Cached active tokens at most; the oldest entry goes first. */
-export const INTROSPECTION_CACHE_MAX = 10_000;
 
 export interface IntrospectorOptions {
   readonly config: IntrospectionConfig;
@@ -16,14 +13,12 @@ export interface IntrospectorOptions {
   readonly now: () => number;
   readonly closing: AbortSignal;
   readonly logger?: AuthLogger;
-  readonly maxEntries?: number;
 }
 
 export interface Introspector {
   check(token: string): Promise<Verdict>;
   /** Introspection requests made so far (for tests and metrics). */
   readonly requests: number;
-  clear(): void;
 }
 
 /** RFC 6749 §2.3.1: client id and secret are form-encoded before they are joined and base64'd. */
@@ -32,9 +27,7 @@ const formEncode = (s: string) => new URLSearchParams({ x: s }).toString().slice
 const refuse = (description: string): Verdict => ({ ok: false, unavailable: false, description });
 
 export function createIntrospector(o: IntrospectorOptions): Introspector {
-  const max = o.maxEntries ?? INTROSPECTION_CACHE_MAX;
-  // Keyed by a digest of the token: the cache never holds a token.
-  const cache = new Map<string, { verdict: Verdict; until: number }>();
+  // Keyed by a digest of the token: nothing here holds a token longer than its request.
   const inflight = new Map<string, Promise<Verdict>>();
   const basic = Buffer.from(
     `${formEncode(o.config.client_id)}:${formEncode(o.config.client_secret)}`,
@@ -90,34 +83,15 @@ export function createIntrospector(o: IntrospectorOptions): Introspector {
     return { ok: true, principal, ...(typeof a.exp === "number" ? { expiresAt: a.exp * 1000 } : {}) };
   }
 
-  function remember(key: string, verdict: Verdict): void {
-    // Only active answers with an exp are kept: an inactive token is not asked about twice in a row
-    // by an honest client, and a token without exp could be revoked at any time.
-    if (!verdict.ok || verdict.expiresAt === undefined) return;
-    cache.set(key, { verdict, until: verdict.expiresAt });
-    while (cache.size > max) cache.delete(cache.keys().next().value!);
-  }
-
   return {
     get requests() {
       return requests;
     },
-    clear() {
-      cache.clear();
-    },
     check(token) {
       const key = createHash("sha256").update(token).digest("base64url");
-      const hit = cache.get(key);
-      if (hit) {
-        if (hit.until > o.now()) return Promise.resolve(hit.verdict);
-        cache.delete(key);
-      }
       const pending = inflight.get(key);
       if (pending) return pending;
-      const p = ask(token).then((v) => {
-        remember(key, v);
-        return v;
-      });
+      const p = ask(token);
       inflight.set(key, p);
       void p.finally(() => inflight.delete(key));
       return p;

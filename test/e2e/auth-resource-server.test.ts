@@ -93,9 +93,10 @@ describe("tokens from the authorization server", () => {
     expect(auth.stats.jwksFetches).toBe(1);
   });
 
-  test("an expired token is refused", async () => {
+  test("an expired token is refused, even one accepted (and remembered) before", async () => {
     const { auth, clock: c } = resourceServer();
     const token = await as.token();
+    expect((await auth.authenticate(bearer(token))).ok).toBe(true);
     const exp = decodeJwt(token).exp! * 1000;
     c.advance(exp - c.now() + 31_000);
     expect(refused(await auth.authenticate(bearer(token)))).toMatchObject({
