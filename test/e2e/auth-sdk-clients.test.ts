@@ -93,31 +93,41 @@ afterAll(async () => {
 const whoami = async (client: { callTool(p: { name: string }): Promise<unknown> }) =>
   ((await client.callTool({ name: "whoami" })) as { content: { text: string }[] }).content[0]!.text;
 
+/** A connected client of each SDK generation, authorizing itself with client credentials. */
+async function connectV2(query: string, provider = v2Credentials()) {
+  const client = new ClientV2({ name: "v2", version: "1.0.0" });
+  await client.connect(new TransportV2(new URL(`${base}/mcp${query}`), { authProvider: provider }));
+  return client;
+}
+const v2Credentials = () =>
+  new ClientCredentialsV2({ clientId: "jwt", clientSecret: CLIENT_SECRET, expectedIssuer: as.issuer });
+
+async function connectV1(query: string, scope: string) {
+  const provider = new ClientCredentialsProvider({
+    clientId: "jwt",
+    clientSecret: CLIENT_SECRET,
+    expectedIssuer: as.issuer,
+    scope,
+  });
+  const client = new Client({ name: "v1", version: "1.0.0" });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${base}/mcp${query}`), { authProvider: provider }),
+  );
+  return client;
+}
+
 describe("SDK v2 client", () => {
   test("follows the 401 to the protected resource metadata and gets a token for this audience", async () => {
-    const provider = new ClientCredentialsV2({
-      clientId: "jwt",
-      clientSecret: CLIENT_SECRET,
-      expectedIssuer: as.issuer,
-    });
-    const client = new ClientV2({ name: "v2", version: "1.0.0" });
-    await client.connect(new TransportV2(new URL(`${base}/mcp`), { authProvider: provider }));
+    const client = await connectV2("");
     expect(await whoami(client)).toBe("mcp");
     await client.close();
   });
 
   test("steps up on 403 insufficient_scope: it asks for the challenged scopes and keeps the ones it had", async () => {
-    const provider = new ClientCredentialsV2({
-      clientId: "jwt",
-      clientSecret: CLIENT_SECRET,
-      expectedIssuer: as.issuer,
-    });
-    const first = new ClientV2({ name: "v2", version: "1.0.0" });
-    await first.connect(new TransportV2(new URL(`${base}/mcp`), { authProvider: provider }));
-    await first.close();
+    const provider = v2Credentials();
+    await (await connectV2("", provider)).close();
     seen.length = 0;
-    const client = new ClientV2({ name: "v2", version: "1.0.0" });
-    await client.connect(new TransportV2(new URL(`${base}/mcp?notes`), { authProvider: provider }));
+    const client = await connectV2("?notes", provider);
     expect(seen.map((s) => s.status)).toEqual([403]);
     expect(seen[0]!.challenge).toContain('scope="mcp notes:write"');
     expect(await whoami(client)).toBe("mcp notes:write");
@@ -127,44 +137,17 @@ describe("SDK v2 client", () => {
 
 describe("SDK v1 client", () => {
   test("follows the 401 to the protected resource metadata and gets a token for this audience", async () => {
-    const provider = new ClientCredentialsProvider({
-      clientId: "jwt",
-      clientSecret: CLIENT_SECRET,
-      expectedIssuer: as.issuer,
-      scope: "mcp",
-    });
-    const client = new Client({ name: "v1", version: "1.0.0" });
-    await client.connect(
-      new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { authProvider: provider }),
-    );
+    const client = await connectV1("", "mcp");
     expect(await whoami(client)).toBe("mcp");
     await client.close();
   });
 
   test("a v1 client_credentials client cannot step up: it asks again for its own scope and stops at the same 403", async () => {
-    const provider = new ClientCredentialsProvider({
-      clientId: "jwt",
-      clientSecret: CLIENT_SECRET,
-      expectedIssuer: as.issuer,
-      scope: "mcp",
-    });
     seen.length = 0;
-    const client = new Client({ name: "v1", version: "1.0.0" });
-    await expect(
-      client.connect(
-        new StreamableHTTPClientTransport(new URL(`${base}/mcp?notes`), { authProvider: provider }),
-      ),
-    ).rejects.toThrow(/403 after trying upscoping/);
+    await expect(connectV1("?notes", "mcp")).rejects.toThrow(/403 after trying upscoping/);
     expect(seen.map((s) => s.status)).toEqual([401, 403, 403]);
     // Configured with the scope up front, the same client gets in.
-    const wide = new ClientCredentialsProvider({
-      clientId: "jwt",
-      clientSecret: CLIENT_SECRET,
-      expectedIssuer: as.issuer,
-      scope: "mcp notes:write",
-    });
-    const ok = new Client({ name: "v1", version: "1.0.0" });
-    await ok.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp?notes`), { authProvider: wide }));
+    const ok = await connectV1("?notes", "mcp notes:write");
     expect(await whoami(ok)).toBe("mcp notes:write");
     await ok.close();
   });
