@@ -161,7 +161,12 @@ export function createAuthenticator(config: AuthConfig, deps: AuthDeps = {}): Au
         return unauthorized(undefined, "this resource needs a bearer token", options.scopes);
       }
       const m = BEARER.exec(header);
-      if (!m) return unauthorized("invalid_request", "the Authorization header is not a bearer token");
+      if (!m)
+        return unauthorized(
+          "invalid_request",
+          "the Authorization header is not a bearer token",
+          options.scopes,
+        );
       const token = m[1]!;
       const fixed = statics.match(token);
       if (fixed) return { ok: true, principal: fixed };

@@ -61,7 +61,8 @@ export function grantKey(principal: Principal | undefined, reqs: CatalogRequirem
  * The scopes to challenge with, for requirements the principal does not meet by scope: every scope
  * a step-up must bring. For each requirement, a scope the token already holds from its list is kept
  * (an SDK v1 client requests exactly the challenged set), otherwise the list's first scope is named.
- * Empty when scopes would not help (met already, or only claims are missing).
+ * A requirement whose claims the principal does not meet is skipped: a new token would not meet it
+ * either. Empty when scopes would not help.
  */
 export function scopesToChallenge(
   principal: Principal | undefined,
@@ -71,6 +72,7 @@ export function scopesToChallenge(
   let missing = false;
   for (const r of needed) {
     if (!r?.scopes || r.scopes.length === 0) continue;
+    if (r.claims && !meetsRequirement(principal, { claims: r.claims })) continue;
     const held = principal?.scopes;
     const have = held === "all" ? r.scopes[0] : r.scopes.find((s) => held?.has(s));
     if (have !== undefined) out.add(have);

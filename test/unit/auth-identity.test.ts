@@ -112,6 +112,13 @@ describe("scopesToChallenge", () => {
     ["the first scope of an unmet list", jwt([]), [{ scopes: ["w", "x"] }], ["w"]],
     ["held scopes of met lists are kept", jwt(["r"]), [{ scopes: ["r"] }, { scopes: ["w"] }], ["r", "w"]],
     ["claims alone never need a scope", jwt([]), [{ claims: { g: ["x"] } }], []],
+    ["unmet claims make a scope useless", jwt([], { g: "y" }), [{ scopes: ["a"], claims: { g: ["x"] } }], []],
+    [
+      "met claims leave the scope to ask for",
+      jwt([], { g: "x" }),
+      [{ scopes: ["a"], claims: { g: ["x"] } }],
+      ["a"],
+    ],
     [
       "without a principal, every list's first",
       undefined,
