@@ -10,54 +10,19 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { Offer, UpstreamState } from "../catalog/inventory.js";
 import type { Upstream } from "../catalog/types.js";
-import type { InstanceValues } from "../config/instance-vars.js";
-import type { Logger } from "../log.js";
 import { backoffDelay, STABLE_MS } from "./backoff.js";
 import { configRoots, upstreamCapabilities } from "./capabilities.js";
+import type { ConnectionOptions } from "./connection-options.js";
 import { Forwarder, type ForwardOptions } from "./forward.js";
-import type { InstanceKind, Variant } from "./instance.js";
 import { listOffer } from "./lists.js";
 import { type BuiltTransport, buildTransport } from "./transport.js";
 import { message, sameState, waitForExit, withTimeout } from "./util.js";
 
+export type { ConnectionHooks, ConnectionOptions } from "./connection-options.js";
 export type { ForwardOptions } from "./forward.js";
 export { message } from "./util.js";
 
 export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
-
-export interface ConnectionHooks {
-  /** The tool list of this upstream changed (after a refresh that found a different list). */
-  onInventory?(name: string, state: UpstreamState): void;
-  /** Any notification the upstream sends (list changes, logging, progress, resource updates). */
-  onNotification?(name: string, notification: Notification): void;
-  /** Observability: an upstream started again after a failure; its lists were read. */
-  onRestart?(name: string): void;
-  onListed?(name: string): void;
-  /** A server→client request not tied to a forwarded request (roots from config are answered before this). */
-  onServerRequest?(
-    name: string,
-    request: { method: string; params?: unknown },
-    signal: AbortSignal,
-  ): Promise<unknown>;
-}
-
-export interface ConnectionOptions {
-  readonly clientName: string;
-  readonly clientVersion: string;
-  readonly logger: Logger;
-  readonly hooks: ConnectionHooks;
-  /** Which kind of instance this is: what it declares to the upstream, and who answers its roots/list. */
-  readonly kind?: InstanceKind;
-  /** Credentials of this instance (forwarded headers or header_env); none for the shared one. */
-  readonly variant?: Variant;
-  /** The values of `${instance.dir}` and `${instance.id}` for this instance (made on first start). */
-  readonly instance?: () => InstanceValues | undefined;
-  /** For logs: which instance this is (never the credential itself). */
-  readonly label?: string;
-  /** Removes configured secrets and credential values from text the upstream produced (stderr, errors). */
-  readonly redact?: (text: string) => string;
-  readonly now?: () => number;
-}
 
 export class UpstreamConnection {
   private client: Client | undefined;
