@@ -61,6 +61,8 @@ export interface Upstream {
   readonly headerEnv: Readonly<Record<string, string>>;
   readonly isolation: "shared" | "per-session";
   readonly maxInstances: number;
+  /** Bound on one message (stdio line, SSE event, JSON body) from the upstream (`max_line_bytes`; default 64 MiB). */
+  readonly maxLineBytes?: number;
   /** Results over this many bytes are captured as handles (undefined: off). */
   readonly captureOverBytes?: number;
   /** Some declared toolset mentions it: then only named tools can be exposed. */

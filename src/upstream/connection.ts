@@ -1,6 +1,5 @@
 /** @module One long-lived client for one upstream: lazy start, raw inventory, coalesced refresh, forwarding. */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import {
   type ClientCapabilities,
   ErrorCode,
@@ -14,6 +13,7 @@ import type { Upstream } from "../catalog/types.js";
 import type { Logger } from "../log.js";
 import { backoffDelay, STABLE_MS } from "./backoff.js";
 import { Forwarder, type ForwardOptions } from "./forward.js";
+import { SessionGoneError, UpstreamUnreachableError } from "./http-answer.js";
 import { listOffer } from "./lists.js";
 import { type BuiltTransport, buildTransport, type Variant } from "./transport.js";
 import { message, sameState, waitForExit, withTimeout } from "./util.js";
@@ -70,6 +70,8 @@ export class UpstreamConnection {
   private built: BuiltTransport | undefined;
   private starting: Promise<UpstreamState> | undefined;
   private refreshing: Promise<UpstreamState> | undefined;
+  /** A refresh asked for while one was in flight: it runs once more after it (a list may have changed since). */
+  private refreshAgain: Promise<UpstreamState> | undefined;
   private current: UpstreamState | undefined;
   private closed = false;
   /** Forwarded requests in flight on the current client, answered off its transport. */
@@ -128,16 +130,27 @@ export class UpstreamConnection {
     return this.starting;
   }
 
-  /** Reads the tool list again; concurrent refreshes share one request. */
+  /**
+   * Reads the lists again. Refreshes asked for while one is in flight share one more refresh after it: what
+   * changed after the first read began (a second list_changed) is not lost.
+   */
   refresh(): Promise<UpstreamState> {
     if (!this.client) return this.ensure();
-    this.refreshing ??= this.listOffer()
+    if (this.refreshing) {
+      this.refreshAgain ??= this.refreshing.then(() => {
+        this.refreshAgain = undefined;
+        return this.refresh();
+      });
+      return this.refreshAgain;
+    }
+    this.refreshing = this.listOffer()
       .then((offer) => this.setState({ status: "ready", ...offer }))
       .catch(async (err) => {
         // A client that cannot list is closed before another is started in its place.
         await this.dropClient();
+        if (err instanceof SessionGoneError) return this.ensure();
         this.failed();
-        return this.setState({ status: "unavailable", reason: `tools/list failed: ${message(err)}` });
+        return this.setState({ status: "unavailable", reason: message(err) });
       })
       .finally(() => {
         this.refreshing = undefined;
@@ -154,19 +167,25 @@ export class UpstreamConnection {
     params: Record<string, unknown>,
     options: ForwardOptions = {},
   ): Promise<Record<string, unknown>> {
+    const used = { client: undefined as Client | undefined };
     try {
-      return await this.requestOnce(method, params, options);
+      return await this.requestOnce(method, params, options, used);
     } catch (err) {
-      if (this.spec.transport !== "http" || !this.client) throw err;
-      if (err instanceof StreamableHTTPError && err.code === 404) {
-        // The upstream forgot our session (it restarted, or expired it): initialize again, once, and retry.
-        this.options.logger.info("upstream session expired; initializing again", {
-          upstream: this.spec.name,
-        });
-        await this.dropClient();
-        return await this.requestOnce(method, params, options);
+      if (this.spec.transport !== "http") throw err;
+      if (err instanceof SessionGoneError) {
+        // The upstream refused before processing: it forgot our session (restarted, or expired it). Initialize
+        // a new session (the first caller to see it does; the others wait for the same start), and send again.
+        if (this.client === used.client) {
+          this.options.logger.info("upstream session gone; initializing again", { upstream: this.spec.name });
+          await this.dropClient();
+        }
+        return await this.requestOnce(method, params, options, used);
       }
-      if (err instanceof TypeError || (err as { code?: string }).code === "ECONNREFUSED") {
+      if (
+        this.client &&
+        this.client === used.client &&
+        (err instanceof UpstreamUnreachableError || (err as { code?: string }).code === "ECONNREFUSED")
+      ) {
         await this.dropClient();
         this.failed();
         this.setState({ status: "unavailable", reason: `unreachable: ${message(err)}` });
@@ -186,9 +205,11 @@ export class UpstreamConnection {
     method: string,
     params: Record<string, unknown>,
     options: ForwardOptions,
+    used: { client: Client | undefined },
   ): Promise<Record<string, unknown>> {
     const state = await this.ensure();
     const client = this.client;
+    used.client = client;
     if (state.status !== "ready" || !client) {
       throw new Error(
         `upstream ${this.spec.name} is unavailable${state.status === "unavailable" ? `: ${state.reason}` : ""}`,
@@ -258,7 +279,7 @@ export class UpstreamConnection {
       forwarder.failAll(new McpError(ErrorCode.ConnectionClosed, "Connection closed"));
       if (this.client !== client) return;
       this.client = undefined;
-      const tail = built.stderrTail.at(-1);
+      const tail = built.failure() ?? built.stderrTail.at(-1);
       log.warn("upstream closed", tail ? { last_stderr: this.options.redact?.(tail) ?? tail } : {});
       this.failed();
       this.setState({ status: "unavailable", reason: `connection closed${tail ? `: ${tail}` : ""}` });
@@ -281,7 +302,7 @@ export class UpstreamConnection {
         tools: offer.tools.length,
         prompts: offer.prompts.length,
         resources: offer.resources.length + offer.templates.length,
-        pid: built.pid() ?? undefined,
+        ...(built.pid() ? { pid: built.pid() } : {}),
       });
       return this.setState({ status: "ready", ...offer });
     } catch (err) {
@@ -303,6 +324,11 @@ export class UpstreamConnection {
     const client = this.client;
     if (!client) throw new Error("not connected");
     this.options.hooks.onListed?.(this.spec.name);
-    return listOffer(client, this.spec.connectTimeoutMs);
+    return listOffer(client, this.spec.connectTimeoutMs, (method, reason) =>
+      this.options.logger.warn(`${method} failed; taken as empty`, {
+        upstream: this.spec.name,
+        reason: this.options.redact?.(reason) ?? reason,
+      }),
+    );
   }
 }
