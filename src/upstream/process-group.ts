@@ -5,8 +5,11 @@
 import type { ChildProcess } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 
-/** How long each step (stdin closed, SIGTERM) is given before the next: the SDK's 2 s. */
-export const DEFAULT_KILL_GRACE_MS = 2000;
+/**
+ * How long each step (stdin closed, then SIGTERM) is given before the next. Half the SDK client's 2 s: a
+ * proxy closed by such a client (stdin, 2 s, SIGTERM, 2 s, SIGKILL) must end its own upstreams before it is killed.
+ */
+export const DEFAULT_KILL_GRACE_MS = 1000;
 
 /** Sends `signal` to every process of the group led by `pgid`; false if there is none. */
 export function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {

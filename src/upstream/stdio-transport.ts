@@ -87,10 +87,12 @@ export class LeanStdioTransport implements Transport {
       child.once("error", reject);
     });
     child.on("error", (err) => this.onerror?.(err));
-    child.once("close", () => {
-      this.finish();
-      // The leader is gone; whatever it started and left behind goes too (no stdin step: nobody reads it).
-      if (!this.closing && groupAlive(child.pid!)) void endGroup(child, this.graceMs, false);
+    child.once("close", () => this.finish());
+    // The process we started is gone: the upstream is over, and whatever it started and left behind (a server
+    // whose launcher died) goes too, at once (no stdin step: the leader was what we talked to).
+    child.once("exit", () => {
+      if (this.closing || child.pid === undefined || !groupAlive(child.pid)) return;
+      void endGroup(child, this.graceMs, false).then(() => this.finish());
     });
     child.stdin?.on("error", (err) => this.onerror?.(err));
     const who = `upstream ${this.options.name ?? this.spec.command}`;
@@ -183,7 +185,7 @@ export class LeanStdioTransport implements Transport {
   }
 
   /**
-   * Ends stdin, then SIGTERM to the process group after the grace period (2 s), then SIGKILL to the group after
+   * Ends stdin, then SIGTERM to the process group after the grace period (1 s), then SIGKILL to the group after
    * as long again: the SDK's sequence, applied to every process the upstream started, not only the first.
    */
   async close(): Promise<void> {
