@@ -135,8 +135,8 @@ const REASONS: Record<number, string> = {
   504: "Gateway Timeout",
 };
 
-const SSE_ONLY =
-  "it may be an SSE-only server (the older HTTP+SSE transport), which toolpacks does not speak";
+const SSE_SERVER = "an SSE-only server (the older HTTP+SSE transport), which toolpacks does not speak";
+const SSE_ONLY = `it may be ${SSE_SERVER}`;
 
 /** Where a redirect points, without credentials, query or fragment (they may hold secrets). */
 export function safeTarget(location: string, base: URL): string {
@@ -170,7 +170,7 @@ export function describeAnswer(answer: Answer, url: URL, method: "POST" | "GET" 
   }
   if (status >= 400) return `the server answered ${code}${quote}`;
   if (contentType === "text/html") {
-    return `the server answered text/html, not MCP over Streamable HTTP; it may be a web page, or ${SSE_ONLY.slice(3)}`;
+    return `the server answered text/html, not MCP over Streamable HTTP; it may be a web page, or ${SSE_SERVER}`;
   }
   if (contentType === "text/event-stream") {
     return `the server answered with an event stream that is not MCP over Streamable HTTP; ${SSE_ONLY}`;

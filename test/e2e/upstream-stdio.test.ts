@@ -54,7 +54,8 @@ async function until<T>(check: () => T | undefined | false, what: string, ms = 2
 
 function pidsOf(file: string): Promise<{ launcher: number; server: number }> {
   return until(
-    () => existsSync(file) && (JSON.parse(readFileSync(file, "utf8")) as { launcher: number; server: number }),
+    () =>
+      existsSync(file) && (JSON.parse(readFileSync(file, "utf8")) as { launcher: number; server: number }),
     "pids file",
   );
 }
@@ -65,7 +66,12 @@ function upstream(args: string[], extra: Partial<Upstream> = {}): Upstream {
 }
 
 function connect(spec: Upstream, hooks: ConnectionHooks = {}): UpstreamConnection {
-  const c = new UpstreamConnection(spec, { clientName: "t", clientVersion: "1", logger: silentLogger, hooks });
+  const c = new UpstreamConnection(spec, {
+    clientName: "t",
+    clientVersion: "1",
+    logger: silentLogger,
+    hooks,
+  });
   cleanups.push(() => c.close());
   return c;
 }
@@ -154,7 +160,9 @@ describe("reading an upstream's lines", () => {
       .request("tools/call", { name: "flood", arguments: { bytes: 256 << 20 } })
       .catch((e: unknown) => e)) as Error;
     expect(err).toBeInstanceOf(Error);
-    expect(err.message).toMatch(/upstream rough wrote a message longer than max_line_bytes \(1048576 bytes\)/);
+    expect(err.message).toMatch(
+      /upstream rough wrote a message longer than max_line_bytes \(1048576 bytes\)/,
+    );
     // Generous: the 256 MiB the upstream tried to write must not have been held.
     expect(rss() - before).toBeLessThan(96 << 20);
     // The connection restarts it on the next use.
