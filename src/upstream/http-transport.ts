@@ -132,8 +132,6 @@ export class HttpClientTransport implements Transport {
         JSON.stringify(message),
         controller.signal,
       );
-      const sid = res.headers["mcp-session-id"];
-      if (typeof sid === "string" && sid) this.sessionId = sid;
       const type = mediaType(res.headers["content-type"]);
       if (res.statusCode >= 300) {
         const refusal = this.refusal(await this.http.answer(res), "POST", carriedSession);
@@ -141,6 +139,8 @@ export class HttpClientTransport implements Transport {
         if (!(refusal.error instanceof SessionGoneError) && this.deliverErrorFor(refusal.answer, ids)) return;
         throw refusal.error;
       }
+      const sid = res.headers["mcp-session-id"];
+      if (typeof sid === "string" && sid) this.sessionId = sid;
       if (res.statusCode === 202 || ids.length === 0) {
         await res.body.dump();
         if (messages.some((m) => m.method === "notifications/initialized")) {
@@ -153,11 +153,16 @@ export class HttpClientTransport implements Transport {
       const tie = ids.length === 1 ? ids[0] : undefined;
       const unanswered = new Set(ids);
       const onData = (data: string) => {
-        for (const m of this.deliver(data, tie))
-          if (m.method === undefined && m.id != null) unanswered.delete(m.id);
+        const got = this.deliver(data, tie);
+        for (const m of got) if (m.method === undefined && m.id != null) unanswered.delete(m.id);
+        return got.length;
       };
-      if (type === "application/json") onData(await this.http.text(res, this.maxBytes, this.who));
-      else if (type === "text/event-stream") {
+      if (type === "application/json") {
+        const body = await this.http.text(res, this.maxBytes, this.who);
+        // JSON that is no JSON-RPC at all: not an MCP endpoint (said in one line), not a broken answer.
+        if (!onData(body))
+          throw this.refusal({ status: res.statusCode, contentType: type, body }, "POST", false).error;
+      } else if (type === "text/event-stream") {
         await this.http.events(res, this.maxBytes, this.who, onData, () => unanswered.size === 0);
       } else {
         throw this.refusal(await this.http.answer(res), "POST", carriedSession).error;

@@ -387,6 +387,12 @@ describe("endpoints that do not speak MCP give one short line", () => {
       /no MCP endpoint at \/sse \(404 Not Found\); it may be an SSE-only server \(the older HTTP\+SSE transport\)/,
     ],
     [
+      "JSON that is not JSON-RPC",
+      "/mcp",
+      (_q, res) => json(res, 200, { hello: "world" }),
+      /the server answered application\/json, not MCP over Streamable HTTP: \{"hello":"world"\}$/,
+    ],
+    [
       "a server that refuses POST",
       "/mcp",
       (_q, res) => raw(res, 405, undefined),
