@@ -14,32 +14,7 @@ const ANSWER_BYTES = 8192;
 /** How long an answer stream is still read after the last response it owed arrived (then it is dropped). */
 const LINGER_MS = 5000;
 
-export interface Exchange {
-  request(
-    method: "POST" | "GET" | "DELETE",
-    headers: Record<string, string>,
-    body: string | undefined,
-    signal: AbortSignal,
-    url?: URL,
-  ): Promise<Response>;
-  answer(res: Response): Promise<Answer>;
-  text(res: Response, max: number, who: string): Promise<string>;
-  /**
-   * Reads SSE events, calling `onData` with each message event's data, until the stream ends; resolves early
-   * (reading on for a while) once `done()` says every answer owed has come; `ended` is called at the very end.
-   */
-  events(
-    res: Response,
-    max: number,
-    who: string,
-    onData: (data: string) => void,
-    done: () => boolean,
-    ended?: () => void,
-    onId?: (id: string) => void,
-  ): Promise<void>;
-}
-
-export class HttpExchange implements Exchange {
+export class HttpExchange {
   constructor(
     private readonly url: URL,
     private readonly dispatcher: Dispatcher | undefined,
@@ -116,6 +91,10 @@ export class HttpExchange implements Exchange {
     return Buffer.concat(parts, size).toString("utf8");
   }
 
+  /**
+   * Reads SSE events, calling `onData` with each message event's data, until the stream ends; resolves early
+   * (reading on for a while) once `done()` says every answer owed has come; `ended` is called at the very end.
+   */
   events(
     res: Response,
     max: number,

@@ -5,12 +5,12 @@
  */
 import type { Answer } from "./http-answer.js";
 import { mediaType } from "./http-answer.js";
-import type { Exchange } from "./http-exchange.js";
+import type { HttpExchange } from "./http-exchange.js";
 
 const MAX_DELAY_MS = 30_000;
 
 export interface StreamOptions {
-  readonly http: Exchange;
+  readonly http: HttpExchange;
   readonly headers: () => Record<string, string>;
   readonly maxMessageBytes: number;
   readonly reopenDelayMs: number;

@@ -17,7 +17,7 @@ import {
   sessionGone,
   UpstreamHttpError,
 } from "./http-answer.js";
-import { type Exchange, HttpExchange } from "./http-exchange.js";
+import { HttpExchange } from "./http-exchange.js";
 import { StandaloneStream } from "./http-stream.js";
 import { DEFAULT_MAX_LINE_BYTES } from "./lines.js";
 
@@ -65,7 +65,7 @@ export class HttpClientTransport implements Transport {
   private readonly inflight = new Set<AbortController>();
   private readonly byRequest = new Map<string | number, AbortController>();
   private readonly cancelled = new WeakSet<AbortController>();
-  private readonly http: Exchange;
+  private readonly http: HttpExchange;
   private readonly stream: StandaloneStream;
 
   constructor(

@@ -4,13 +4,13 @@
  * only), git (in place of desktop-commander, whose dependencies download binaries at install time) and
  * server-everything over Streamable HTTP, restarted in the middle of a session.
  */
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { type ChildProcess, execFileSync } from "node:child_process";
 import { chownSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
-import { httpClient, ROOT, type Served, serve, tempDir } from "../helpers/proc.js";
+import { httpClient, ROOT, type Served, serve, startListening, tempDir } from "../helpers/proc.js";
 
 const tmp = tempDir();
 const cleanups: (() => Promise<unknown> | unknown)[] = [];
@@ -171,21 +171,12 @@ describe("@modelcontextprotocol/server-everything over Streamable HTTP", () => {
   const EVERYTHING = join(ROOT, "node_modules/@modelcontextprotocol/server-everything/dist/index.js");
   const PRELOAD = join(ROOT, "test/fixtures/loopback-listen.mjs");
 
-  function everything(port = 0): Promise<{ proc: ChildProcess; port: number }> {
-    const proc = spawn(process.execPath, ["--import", PRELOAD, EVERYTHING, "streamableHttp"], {
-      env: { ...process.env, PORT: String(port) },
-      stdio: ["ignore", "ignore", "pipe"],
+  async function everything(port = 0): Promise<{ proc: ChildProcess; port: number }> {
+    const { proc, listening } = startListening(["--import", PRELOAD, EVERYTHING, "streamableHttp"], {
+      PORT: String(port),
     });
     cleanups.push(() => proc.kill("SIGKILL"));
-    return new Promise((ok, fail) => {
-      let err = "";
-      proc.stderr!.on("data", (c: Buffer) => {
-        err += c.toString();
-        const m = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(err);
-        if (m) ok({ proc, port: Number(m[1]) });
-      });
-      proc.once("exit", () => fail(new Error(`server-everything exited: ${err}`)));
-    });
+    return { proc, port: await listening };
   }
 
   test("after it restarts (answering our stale session with 400), the next call succeeds", async () => {

@@ -2,7 +2,6 @@
  * The Streamable HTTP client transport against real HTTP servers: the SDK's own (the conformance fixture) and
  * hand-written ones that answer the way real deployments do (stale sessions, web pages, redirects, broken streams).
  */
-import { type ChildProcess, spawn } from "node:child_process";
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
@@ -19,7 +18,7 @@ import { UpstreamConnection } from "../../src/upstream/connection.js";
 import { SessionGoneError, StreamBrokenError, UpstreamHttpError } from "../../src/upstream/http-answer.js";
 import { HttpClientTransport, type TiedMessageExtra } from "../../src/upstream/http-transport.js";
 import { catalogOf } from "../helpers/catalog.js";
-import { ROOT } from "../helpers/proc.js";
+import { ROOT, startListening, until } from "../helpers/proc.js";
 
 const cleanups: (() => Promise<unknown> | unknown)[] = [];
 afterEach(async () => {
@@ -123,16 +122,6 @@ function recordMessages(transport: HttpClientTransport) {
   return got;
 }
 
-async function until<T>(check: () => T | undefined | false, what: string, ms = 10_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = check();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`no ${what} within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 const callTool = (client: Client) =>
   client.request({ method: "tools/call", params: { name: "t", arguments: {} } }, ResultSchema);
 
@@ -187,23 +176,9 @@ describe("messages tied to the request whose POST carried them", () => {
   });
 
   test("an SDK server's log lines and sampling request during a call carry that call's id", async () => {
-    const proc: ChildProcess = spawn(
-      process.execPath,
-      [join(ROOT, "test/conformance/serve-fixture-http.mjs"), "0"],
-      {
-        stdio: ["ignore", "ignore", "pipe"],
-      },
-    );
+    const { proc, listening } = startListening([join(ROOT, "test/conformance/serve-fixture-http.mjs"), "0"]);
     cleanups.push(() => proc.kill("SIGKILL"));
-    const port = await new Promise<number>((ok, fail) => {
-      let err = "";
-      proc.stderr!.on("data", (c: Buffer) => {
-        err += c.toString();
-        const m = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(err);
-        if (m) ok(Number(m[1]));
-      });
-      proc.once("exit", () => fail(new Error(err)));
-    });
+    const port = await listening;
     const { transport, client, ready } = await connectClient(new URL(`http://127.0.0.1:${port}/mcp`), {
       sampling: {},
     });

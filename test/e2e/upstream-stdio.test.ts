@@ -9,7 +9,7 @@ import { silentLogger } from "../../src/log.js";
 import { type ConnectionHooks, UpstreamConnection } from "../../src/upstream/connection.js";
 import { LeanStdioTransport } from "../../src/upstream/stdio-transport.js";
 import { catalogOf } from "../helpers/catalog.js";
-import { FIXTURE, ROOT, stdioClient, tempDir } from "../helpers/proc.js";
+import { FIXTURE, ROOT, stdioClient, tempDir, until } from "../helpers/proc.js";
 
 const ROUGH = join(ROOT, "test/fixtures/rough-server.mjs");
 const LAUNCHER = join(ROOT, "test/fixtures/no-forward-launcher.mjs");
@@ -40,16 +40,6 @@ function groupMembers(pgid: number): number[] {
     .map((l) => l.trim().split(/\s+/))
     .filter(([, g, stat]) => Number(g) === pgid && !stat!.startsWith("Z"))
     .map(([p]) => Number(p));
-}
-
-async function until<T>(check: () => T | undefined | false, what: string, ms = 20_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = check();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`no ${what} within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 function pidsOf(file: string): Promise<{ launcher: number; server: number }> {
