@@ -203,7 +203,7 @@ export class HttpClientTransport implements Transport {
     if (gone !== undefined) return { answer, error: new SessionGoneError(answer.status, gone) };
     return {
       answer,
-      error: new UpstreamHttpError(answer.status, `${this.who}: ${describeAnswer(answer, this.url, method)}`),
+      error: new UpstreamHttpError(answer.status, describeAnswer(answer, this.url, method)),
     };
   }
 

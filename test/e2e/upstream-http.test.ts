@@ -18,7 +18,7 @@ import { UpstreamConnection } from "../../src/upstream/connection.js";
 import { SessionGoneError, StreamBrokenError, UpstreamHttpError } from "../../src/upstream/http-answer.js";
 import { HttpClientTransport, type TiedMessageExtra } from "../../src/upstream/http-transport.js";
 import { catalogOf } from "../helpers/catalog.js";
-import { ROOT, startListening, until } from "../helpers/proc.js";
+import { httpClient, ROOT, serve, startListening, tempDir, until } from "../helpers/proc.js";
 
 const cleanups: (() => Promise<unknown> | unknown)[] = [];
 afterEach(async () => {
@@ -272,7 +272,7 @@ describe("a stale session", () => {
     const err = await callTool(client).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(UpstreamHttpError);
     expect((err as Error).message).toBe(
-      "upstream web: the server answered 500 Internal Server Error: session store is down",
+      "the server answered 500 Internal Server Error: session store is down",
     );
   });
 });
@@ -347,7 +347,7 @@ describe("endpoints that do not speak MCP give one short line", () => {
       "an HTML page",
       "/mcp",
       (_q, res) => raw(res, 200, "text/html; charset=utf-8", page),
-      /^upstream web: the server answered text\/html, not MCP over Streamable HTTP; it may be a web page, or an SSE-only server/,
+      /^the server answered text\/html, not MCP over Streamable HTTP; it may be a web page, or an SSE-only server/,
     ],
     [
       "text/plain",
@@ -377,7 +377,7 @@ describe("endpoints that do not speak MCP give one short line", () => {
       "a 401 without a body",
       "/mcp",
       (_q, res) => raw(res, 401, undefined),
-      /^upstream web: the server refused access \(401 Unauthorized\); check the upstream's headers \(credentials\)$/,
+      /^the server refused access \(401 Unauthorized\); check the upstream's headers \(credentials\)$/,
     ],
     [
       "a 403 without a body",
@@ -390,7 +390,7 @@ describe("endpoints that do not speak MCP give one short line", () => {
       "/mcp",
       (_q, res) =>
         raw(res, 302, "text/html", page, { location: "https://login.example.com/sso?token=s3cret#x" }),
-      /^upstream web: the server redirected POST to https:\/\/login\.example\.com\/sso \(302\); set the upstream's url to that address$/,
+      /^the server redirected POST to https:\/\/login\.example\.com\/sso \(302\); set the upstream's url to that address$/,
     ],
   ];
   test.each(cases)("%s", async (_name, path, handle, reason) => {
@@ -401,6 +401,28 @@ describe("endpoints that do not speak MCP give one short line", () => {
     expect(err.message).toMatch(reason);
     expect(err.message).not.toMatch(/\n|<|lorem|s3cret/);
     expect(err.message.length).toBeLessThan(300);
+  });
+
+  test("through toolpacks serve, /toolsets and the log give the reason in one line, not the page", async () => {
+    const server = await httpServer((_q, res) => raw(res, 200, "text/html", page));
+    const dir = tempDir();
+    cleanups.push(() => dir.cleanup());
+    const served = await serve([dir.file("p.yaml", `upstreams:\n  site: { url: "${server.url}" }\n`)]);
+    cleanups.push(() => served.stop());
+    const client = await httpClient(served.url());
+    cleanups.push(() => client.close());
+    const report = (await (await fetch(`${served.base}/toolsets`)).json()) as {
+      unavailable: { name: string; reason: string; detail: string }[];
+    };
+    expect(report.unavailable).toEqual([
+      expect.objectContaining({
+        name: "site",
+        reason: "upstream-unavailable",
+        detail:
+          "site: the server answered text/html, not MCP over Streamable HTTP; it may be a web page, or an SSE-only server (the older HTTP+SSE transport), which toolpacks does not speak",
+      }),
+    ]);
+    expect(served.stderr()).not.toMatch(/lorem|<p>/);
   });
 
   test("a same-origin 307 is followed with the same method and body", async () => {
