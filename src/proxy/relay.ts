@@ -4,7 +4,7 @@
  * upstream sends on that call's own stream (log lines, sampling, elicitation) going to this client only.
  */
 import type { Route } from "../resolve.js";
-import { configRoots } from "../upstream/capabilities.js";
+import { configRoots } from "../upstream/client.js";
 import { missingCapability } from "./capability.js";
 import { rpcError, upstreamError } from "./errors.js";
 import type { Params } from "./host.js";

@@ -1,6 +1,5 @@
 /** @module One long-lived client for one upstream: lazy start, raw inventory, coalesced refresh, forwarding. */
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import {
   ErrorCode,
   type JSONRPCNotification,
@@ -10,10 +9,11 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { Offer, UpstreamState } from "../catalog/inventory.js";
 import type { Upstream } from "../catalog/types.js";
-import { backoffDelay, STABLE_MS } from "./backoff.js";
-import { configRoots, upstreamCapabilities } from "./capabilities.js";
+import { Restarts } from "./backoff.js";
+import { answerItself, upstreamClient } from "./client.js";
 import type { ConnectionOptions } from "./connection-options.js";
 import { Forwarder, type ForwardOptions } from "./forward.js";
+import { SessionGoneError, UpstreamUnreachableError } from "./http-answer.js";
 import { listOffer } from "./lists.js";
 import { type BuiltTransport, buildTransport } from "./transport.js";
 import { message, sameState, waitForExit, withTimeout } from "./util.js";
@@ -29,16 +29,16 @@ export class UpstreamConnection {
   private built: BuiltTransport | undefined;
   private starting: Promise<UpstreamState> | undefined;
   private refreshing: Promise<UpstreamState> | undefined;
+  /** A refresh asked for while one was in flight: it runs once more after it (a list may have changed since). */
+  private refreshAgain: Promise<UpstreamState> | undefined;
   private current: UpstreamState | undefined;
   private closed = false;
   /** Forwarded requests in flight on the current client, answered off its transport. */
   private forwarder = new Forwarder();
   /** A client still connecting: close() must be able to stop it too. */
   private connecting: Client | undefined;
-  /** Consecutive failures, the time a restart is allowed again, and since when the upstream has been up. */
-  private failures = 0;
-  private retryAt = 0;
-  private upSince = 0;
+  /** Consecutive failures and when a restart is allowed again. */
+  private readonly restarts = new Restarts();
   /** Sessions using this instance (for reaping per-credential instances). */
   users = 0;
 
@@ -72,7 +72,7 @@ export class UpstreamConnection {
   ensure(restart = true): Promise<UpstreamState> {
     if (this.current?.status === "ready" && this.client) return Promise.resolve(this.current);
     if (this.current?.status === "unavailable" && !this.starting) {
-      const wait = this.retryAt - this.now();
+      const wait = this.restarts.waitMs(this.now());
       if (!restart) return Promise.resolve(this.current);
       if (wait > 0) {
         return Promise.resolve({
@@ -87,16 +87,27 @@ export class UpstreamConnection {
     return this.starting;
   }
 
-  /** Reads the tool list again; concurrent refreshes share one request. */
+  /**
+   * Reads the lists again. Refreshes asked for while one is in flight share one more refresh after it: what
+   * changed after the first read began (a second list_changed) is not lost.
+   */
   refresh(): Promise<UpstreamState> {
     if (!this.client) return this.ensure();
-    this.refreshing ??= this.listOffer()
+    if (this.refreshing) {
+      this.refreshAgain ??= this.refreshing.then(() => {
+        this.refreshAgain = undefined;
+        return this.refresh();
+      });
+      return this.refreshAgain;
+    }
+    this.refreshing = this.listOffer()
       .then((offer) => this.setState({ status: "ready", ...offer }))
       .catch(async (err) => {
         // A client that cannot list is closed before another is started in its place.
         await this.dropClient();
+        if (err instanceof SessionGoneError) return this.ensure();
         this.failed();
-        return this.setState({ status: "unavailable", reason: `tools/list failed: ${message(err)}` });
+        return this.setState({ status: "unavailable", reason: message(err) });
       })
       .finally(() => {
         this.refreshing = undefined;
@@ -113,19 +124,25 @@ export class UpstreamConnection {
     params: Record<string, unknown>,
     options: ForwardOptions = {},
   ): Promise<Record<string, unknown>> {
+    const used = { client: undefined as Client | undefined };
     try {
-      return await this.requestOnce(method, params, options);
+      return await this.requestOnce(method, params, options, used);
     } catch (err) {
-      if (this.spec.transport !== "http" || !this.client) throw err;
-      if (err instanceof StreamableHTTPError && err.code === 404) {
-        // The upstream forgot our session (it restarted, or expired it): initialize again, once, and retry.
-        this.options.logger.info("upstream session expired; initializing again", {
-          upstream: this.spec.name,
-        });
-        await this.dropClient();
-        return await this.requestOnce(method, params, options);
+      if (this.spec.transport !== "http") throw err;
+      if (err instanceof SessionGoneError) {
+        // The upstream refused before processing: it forgot our session (restarted, or expired it). Initialize
+        // a new session (the first caller to see it does; the others wait for the same start), and send again.
+        if (this.client === used.client) {
+          this.options.logger.info("upstream session gone; initializing again", { upstream: this.spec.name });
+          await this.dropClient();
+        }
+        return await this.requestOnce(method, params, options, used);
       }
-      if (err instanceof TypeError || (err as { code?: string }).code === "ECONNREFUSED") {
+      if (
+        this.client &&
+        this.client === used.client &&
+        (err instanceof UpstreamUnreachableError || (err as { code?: string }).code === "ECONNREFUSED")
+      ) {
         await this.dropClient();
         this.failed();
         this.setState({ status: "unavailable", reason: `unreachable: ${message(err)}` });
@@ -145,9 +162,11 @@ export class UpstreamConnection {
     method: string,
     params: Record<string, unknown>,
     options: ForwardOptions,
+    used: { client: Client | undefined },
   ): Promise<Record<string, unknown>> {
     const state = await this.ensure();
     const client = this.client;
+    used.client = client;
     if (state.status !== "ready" || !client) {
       throw new Error(
         `upstream ${this.spec.name} is unavailable${state.status === "unavailable" ? `: ${state.reason}` : ""}`,
@@ -159,20 +178,14 @@ export class UpstreamConnection {
       ...(tied
         ? {
             onServerRequest: (request, signal) =>
-              Promise.resolve(this.answerItself(request.method) ?? tied(request, signal)),
+              Promise.resolve(
+                answerItself(this.spec, this.options.kind ?? "shared", request.method) ??
+                  tied(request, signal),
+              ),
           }
         : {}),
       timeoutMs: options.timeoutMs ?? this.spec.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS,
     });
-  }
-
-  /**
-   * What the proxy answers itself, whoever the request is tied to: a shared or per-credential instance's
-   * roots/list comes from the config, never from a client (one client's roots must not steer a shared server).
-   */
-  private answerItself(method: string): Record<string, unknown> | undefined {
-    if (method !== "roots/list" || (this.options.kind ?? "shared") === "session") return undefined;
-    return { roots: configRoots(this.spec) };
   }
 
   async notify(notification: JSONRPCNotification | Notification): Promise<void> {
@@ -188,13 +201,8 @@ export class UpstreamConnection {
     if (pid) await waitForExit(pid);
   }
 
-  /** Counts a failure (start failed, or the upstream went away) and sets when a restart is allowed. */
   private failed(): void {
-    const now = this.now();
-    if (this.upSince && now - this.upSince >= STABLE_MS) this.failures = 0;
-    this.upSince = 0;
-    this.failures++;
-    this.retryAt = now + backoffDelay(this.failures);
+    this.restarts.failed(this.now());
   }
 
   private setState(state: UpstreamState): UpstreamState {
@@ -221,27 +229,19 @@ export class UpstreamConnection {
       this.spec.name,
       this.options.instance?.(),
     );
-    const client = new Client(
-      { name: this.options.clientName, version: this.options.clientVersion },
-      { capabilities: upstreamCapabilities(this.spec, kind) },
-    );
-    client.fallbackNotificationHandler = async (n) => {
-      if (/^notifications\/(tools|prompts|resources)\/list_changed$/.test(n.method)) void this.refresh();
-      hooks.onNotification?.(this.spec.name, n);
-    };
-    const handler = hooks.onServerRequest;
-    client.fallbackRequestHandler = async (request, extra) => {
-      const own = this.answerItself(request.method);
-      if (own) return own as never;
-      if (!handler) throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
-      return (await handler(this.spec.name, request, extra.signal)) as never;
-    };
+    const client = upstreamClient(this.spec, kind, this.options, {
+      onListChanged: () => void this.refresh(),
+      ...(hooks.onNotification ? { onNotification: (n) => hooks.onNotification!(this.spec.name, n) } : {}),
+      ...(hooks.onServerRequest
+        ? { onServerRequest: (r, signal) => hooks.onServerRequest!(this.spec.name, r, signal) }
+        : {}),
+    });
     const forwarder = new Forwarder();
     client.onclose = () => {
       forwarder.failAll(new McpError(ErrorCode.ConnectionClosed, "Connection closed"));
       if (this.client !== client) return;
       this.client = undefined;
-      const tail = built.stderrTail.at(-1);
+      const tail = built.failure() ?? built.stderrTail.at(-1);
       log.warn("upstream closed", tail ? { last_stderr: this.options.redact?.(tail) ?? tail } : {});
       this.failed();
       this.setState({ status: "unavailable", reason: `connection closed${tail ? `: ${tail}` : ""}` });
@@ -258,13 +258,13 @@ export class UpstreamConnection {
       this.built = built;
       const offer = await withTimeout(this.listOffer(), timeout, "listing");
       if (this.closed) throw new Error("closed while starting");
-      this.upSince = this.now();
-      if (this.failures > 0) hooks.onRestart?.(this.spec.name);
+      this.restarts.up(this.now());
+      if (this.restarts.afterFailure) hooks.onRestart?.(this.spec.name);
       log.info("upstream ready", {
         tools: offer.tools.length,
         prompts: offer.prompts.length,
         resources: offer.resources.length + offer.templates.length,
-        pid: built.pid() ?? undefined,
+        ...(built.pid() ? { pid: built.pid() } : {}),
       });
       return this.setState({ status: "ready", ...offer });
     } catch (err) {
@@ -286,6 +286,11 @@ export class UpstreamConnection {
     const client = this.client;
     if (!client) throw new Error("not connected");
     this.options.hooks.onListed?.(this.spec.name);
-    return listOffer(client, this.spec.connectTimeoutMs);
+    return listOffer(client, this.spec.connectTimeoutMs, (method, reason) =>
+      this.options.logger.warn(`${method} failed; taken as empty`, {
+        upstream: this.spec.name,
+        reason: this.options.redact?.(reason) ?? reason,
+      }),
+    );
   }
 }

@@ -4,6 +4,7 @@
  */
 import type { ChildProcess } from "node:child_process";
 import { isDeepStrictEqual } from "node:util";
+import { DEFAULT_KILL_GRACE_MS, endGroup } from "./process-group.js";
 import { type SpawnSpec, spawnUpstream } from "./stdio-transport.js";
 
 const waiting = new Map<string, { spec: SpawnSpec; child: ChildProcess }>();
@@ -22,12 +23,16 @@ export function adopt(name: string, spec: SpawnSpec): ChildProcess | undefined {
   if (!entry) return undefined;
   waiting.delete(name);
   if (isDeepStrictEqual(entry.spec, spec) && entry.child.exitCode === null) return entry.child;
-  entry.child.kill("SIGTERM");
+  void endGroup(entry.child, DEFAULT_KILL_GRACE_MS, false);
   return undefined;
 }
 
-/** Stops every process nobody adopted (the config changed before they were used, or shutdown came first). */
-export function killUnadopted(): void {
-  for (const { child } of waiting.values()) child.kill("SIGTERM");
+/**
+ * Stops every process group nobody adopted (the config changed before they were used, or shutdown came first):
+ * SIGTERM to the group at once (they never served), SIGKILL after the grace period. Resolves when they are gone.
+ */
+export async function killUnadopted(): Promise<void> {
+  const children = [...waiting.values()].map((w) => w.child);
   waiting.clear();
+  await Promise.all(children.map((child) => endGroup(child, DEFAULT_KILL_GRACE_MS, false)));
 }

@@ -1,13 +1,16 @@
 /**
  * @module A lean stdio client transport: newline-delimited JSON-RPC over a child process's pipes.
  * Unlike the SDK's, it does not re-validate every incoming message with zod (the Protocol layer checks what it
- * uses), and it can adopt a process spawned earlier, so upstreams start while the proxy is still loading.
+ * uses), it reads lines in linear time up to a bound, it ends the child's whole process group, and it can adopt a
+ * process spawned earlier, so upstreams start while the proxy is still loading.
  * It imports nothing from the SDK at run time: a process can be spawned before the SDK is loaded.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import type { Readable } from "node:stream";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { DEFAULT_MAX_LINE_BYTES, LineReader, LineTooLongError } from "./lines.js";
+import { DEFAULT_KILL_GRACE_MS, endGroup, groupAlive } from "./process-group.js";
 
 export interface SpawnSpec {
   readonly command: string;
@@ -16,12 +19,23 @@ export interface SpawnSpec {
   readonly cwd: string;
 }
 
+export interface StdioOptions {
+  /** Names the upstream in errors (never a credential). */
+  readonly name?: string;
+  /** Bound on one line (one message) from the upstream; past it the transport fails and closes. */
+  readonly maxLineBytes?: number;
+  /** Time given to each step of ending the process group (stdin closed, then SIGTERM, then SIGKILL). */
+  readonly killGraceMs?: number;
+}
+
+/** Each upstream leads a process group of its own, so that ending it ends whatever it started. */
 export function spawnUpstream(spec: SpawnSpec): ChildProcess {
   return spawn(spec.command, [...spec.args], {
     env: spec.env,
     cwd: spec.cwd,
     stdio: ["pipe", "pipe", "pipe"],
     windowsHide: true,
+    detached: true,
   });
 }
 
@@ -30,14 +44,19 @@ export class LeanStdioTransport implements Transport {
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
   private child: ChildProcess | undefined;
-  private buffer = "";
   private closed = false;
+  private closing = false;
   private corked = false;
+  /** Ids of requests sent and not answered yet: failed with the reason when the transport fails. */
+  private readonly unanswered = new Set<string | number>();
+  /** Why the transport failed on its own (a line over the bound), if it did. */
+  failure: Error | undefined;
 
   /** `adopt`: a process already spawned for this spec (see prespawn.ts); otherwise one is spawned on start. */
   constructor(
     private readonly spec: SpawnSpec,
     adopt?: ChildProcess,
+    private readonly options: StdioOptions = {},
   ) {
     this.child = adopt;
   }
@@ -69,36 +88,74 @@ export class LeanStdioTransport implements Transport {
     });
     child.on("error", (err) => this.onerror?.(err));
     child.once("close", () => this.finish());
+    // The process we started is gone: the upstream is over, and whatever it started and left behind (a server
+    // whose launcher died) goes too, at once (no stdin step: the leader was what we talked to).
+    child.once("exit", () => {
+      if (this.closing || child.pid === undefined || !groupAlive(child.pid)) return;
+      void endGroup(child, this.graceMs, false).then(() => this.finish());
+    });
     child.stdin?.on("error", (err) => this.onerror?.(err));
-    child.stdout?.setEncoding("utf8");
-    child.stdout?.on("data", (chunk: string) => this.read(chunk));
+    const who = `upstream ${this.options.name ?? this.spec.command}`;
+    const lines = new LineReader(
+      this.options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES,
+      (line) => this.read(line),
+      () => this.fail(new LineTooLongError(this.options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES, who)),
+    );
+    child.stdout?.on("data", (chunk: Buffer) => lines.push(chunk));
   }
 
-  private read(chunk: string): void {
-    this.buffer += chunk;
-    let nl = this.buffer.indexOf("\n");
-    while (nl >= 0) {
-      const line = this.buffer.slice(0, nl).replace(/\r$/, "");
-      this.buffer = this.buffer.slice(nl + 1);
-      nl = this.buffer.indexOf("\n");
-      if (!line.trim()) continue;
-      let message: unknown;
-      try {
-        message = JSON.parse(line);
-      } catch {
-        this.onerror?.(new Error(`upstream wrote a line that is not JSON: ${line.slice(0, 200)}`));
-        continue;
-      }
-      if (message && typeof message === "object" && (message as { jsonrpc?: unknown }).jsonrpc === "2.0") {
-        this.onmessage?.(message as JSONRPCMessage);
-      } else
-        this.onerror?.(new Error(`upstream wrote a line that is not JSON-RPC 2.0: ${line.slice(0, 200)}`));
+  private get graceMs(): number {
+    return this.options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
+  }
+
+  private read(bytes: Buffer): void {
+    const line = bytes.toString("utf8");
+    if (!line.trim()) return;
+    let message: unknown;
+    try {
+      message = JSON.parse(line);
+    } catch {
+      this.onerror?.(new Error(`upstream wrote a line that is not JSON: ${line.slice(0, 200)}`));
+      return;
     }
+    if (message && typeof message === "object" && (message as { jsonrpc?: unknown }).jsonrpc === "2.0") {
+      const m = message as { id?: string | number; method?: unknown };
+      if (m.id !== undefined && m.method === undefined) this.unanswered.delete(m.id);
+      this.onmessage?.(message as JSONRPCMessage);
+    } else this.onerror?.(new Error(`upstream wrote a line that is not JSON-RPC 2.0: ${line.slice(0, 200)}`));
+  }
+
+  /**
+   * The transport cannot go on (a line over the bound): every request still unanswered is answered with the
+   * reason (so a caller learns why, not just "connection closed"), then the process group is ended.
+   */
+  private fail(err: Error): void {
+    if (this.failure || this.closed) return;
+    this.failure = err;
+    this.onerror?.(err);
+    const ids = [...this.unanswered];
+    this.unanswered.clear();
+    for (const id of ids) {
+      this.onmessage?.({
+        jsonrpc: "2.0",
+        id,
+        error: { code: -32000, message: err.message },
+      } as JSONRPCMessage);
+    }
+    void this.close();
   }
 
   send(message: JSONRPCMessage): Promise<void> {
     const stdin = this.child?.stdin;
-    if (!stdin || this.closed) return Promise.reject(new Error("not connected"));
+    if (!stdin || this.closed || this.failure) {
+      return Promise.reject(this.failure ?? new Error("not connected"));
+    }
+    const m = message as { id?: string | number; method?: unknown; params?: { requestId?: string | number } };
+    if (m.id !== undefined && m.method !== undefined) this.unanswered.add(m.id);
+    // A request we gave up on gets no answer: forgotten here, or the set would grow with every timeout.
+    else if (m.method === "notifications/cancelled" && m.params?.requestId !== undefined) {
+      this.unanswered.delete(m.params.requestId);
+    }
     // Messages sent in one tick go out in one write: under load that is one pipe wake-up instead of many.
     if (!this.corked) {
       this.corked = true;
@@ -127,27 +184,18 @@ export class LeanStdioTransport implements Transport {
     });
   }
 
-  /** Ends stdin, then SIGTERM after 2 s, then SIGKILL after 2 s more: the SDK's sequence. */
+  /**
+   * Ends stdin, then SIGTERM to the process group after the grace period (1 s), then SIGKILL to the group after
+   * as long again: the SDK's sequence, applied to every process the upstream started, not only the first.
+   */
   async close(): Promise<void> {
     const child = this.child;
-    if (!child || this.closed) {
+    if (!child || this.closing) {
       this.finish();
       return;
     }
-    const exited = new Promise<void>((resolve) => {
-      if (child.exitCode !== null || child.signalCode !== null) resolve();
-      else child.once("close", () => resolve());
-    });
-    const wait = (ms: number) => Promise.race([exited, new Promise((r) => setTimeout(r, ms).unref())]);
-    try {
-      child.stdin?.end();
-    } catch {}
-    await wait(2000);
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill("SIGTERM");
-      await wait(2000);
-    }
-    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+    this.closing = true;
+    await endGroup(child, this.graceMs);
     this.finish();
   }
 

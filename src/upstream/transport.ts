@@ -1,4 +1,4 @@
-/** @module Builds the client transport of one upstream: a stdio child process, or Streamable HTTP over undici. */
+/** @module Builds the client transport of one upstream: a stdio child process, or Streamable HTTP over undici (ours). */
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { Upstream } from "../catalog/types.js";
 import type { InstanceValues } from "../config/instance-vars.js";
@@ -25,6 +25,8 @@ export interface BuiltTransport {
   pid(): number | null;
   /** Lines the child wrote to stderr, for diagnostics (stdio only). */
   readonly stderrTail: string[];
+  /** Why the transport failed on its own (a message over max_line_bytes), if it did: the reason to show. */
+  failure(): string | undefined;
 }
 
 export async function buildTransport(
@@ -35,20 +37,23 @@ export async function buildTransport(
 ): Promise<BuiltTransport> {
   const stderrTail: string[] = [];
   if (up.transport === "http") {
-    const { StreamableHTTPClientTransport } = await import(
-      "@modelcontextprotocol/sdk/client/streamableHttp.js"
-    );
-    const transport = new StreamableHTTPClientTransport(new URL(up.url!), {
-      requestInit: { headers: { ...up.headers, ...variant.headers } },
-      fetch: (async (url: string | URL, init?: RequestInit) => {
-        const { mod, agent } = await keepAlive();
-        return mod.fetch(url, { ...(init as object), dispatcher: agent });
-      }) as unknown as typeof fetch,
+    const [{ HttpClientTransport }, { agent }] = await Promise.all([
+      import("./http-transport.js"),
+      keepAlive(),
+    ]);
+    const transport = new HttpClientTransport(new URL(up.url!), {
+      dispatcher: agent,
+      headers: { ...up.headers, ...variant.headers },
+      name,
+      ...(up.maxLineBytes ? { maxMessageBytes: up.maxLineBytes } : {}),
     });
-    return { transport, pid: () => null, stderrTail };
+    return { transport, pid: () => null, stderrTail, failure: () => undefined };
   }
   const spec = spawnSpecOf(up, variant, instance);
-  const transport = new LeanStdioTransport(spec, variant.env || instance ? undefined : adopt(name, spec));
+  const transport = new LeanStdioTransport(spec, variant.env || instance ? undefined : adopt(name, spec), {
+    name,
+    maxLineBytes: up.maxLineBytes,
+  });
   transport.ensureSpawned();
   transport.stderr?.on("data", (chunk: Buffer) => {
     for (const line of chunk.toString("utf8").split("\n")) {
@@ -57,7 +62,7 @@ export async function buildTransport(
       if (stderrTail.length > 20) stderrTail.shift();
     }
   });
-  return { transport, pid: () => transport.pid, stderrTail };
+  return { transport, pid: () => transport.pid, stderrTail, failure: () => transport.failure?.message };
 }
 
 export async function closeAgent(): Promise<void> {

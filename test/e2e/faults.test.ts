@@ -4,7 +4,16 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, afterEach, describe, expect, test } from "vitest";
-import { FIXTURE, httpClient, ROOT, type Served, serve, tempDir, toolNames } from "../helpers/proc.js";
+import {
+  FIXTURE,
+  httpClient,
+  ROOT,
+  type Served,
+  serve,
+  startListening,
+  tempDir,
+  toolNames,
+} from "../helpers/proc.js";
 
 const tmp = tempDir();
 const cleanups: (() => Promise<unknown>)[] = [];
@@ -150,20 +159,13 @@ upstreams:
 });
 
 describe("an HTTP upstream", () => {
-  function startHttpUpstream(port = 0): Promise<{ proc: ChildProcess; port: number }> {
-    const proc = spawn(process.execPath, [join(ROOT, "test/fixtures/http-echo-server.mjs"), String(port)], {
-      stdio: ["ignore", "ignore", "pipe"],
-    });
+  async function startHttpUpstream(port = 0): Promise<{ proc: ChildProcess; port: number }> {
+    const { proc, listening } = startListening([
+      join(ROOT, "test/fixtures/http-echo-server.mjs"),
+      String(port),
+    ]);
     cleanups.push(async () => proc.kill("SIGKILL"));
-    return new Promise((ok, fail) => {
-      let err = "";
-      proc.stderr!.on("data", (c: Buffer) => {
-        err += c.toString();
-        const m = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(err);
-        if (m) ok({ proc, port: Number(m[1]) });
-      });
-      proc.once("exit", () => fail(new Error(err)));
-    });
+    return { proc, port: await listening };
   }
 
   test("an upstream that restarts (forgetting our session) breaks every later call", async () => {

@@ -172,3 +172,43 @@ export function runCli(
     proc.once("close", (code) => resolve({ code, stdout, stderr }));
   });
 }
+
+/** Polls `check` until it gives something truthy; fails naming `what` after `ms` (a wait, never an assertion). */
+export async function until<T>(
+  check: () => T | undefined | false | Promise<T | undefined | false>,
+  what: string,
+  ms = 20_000,
+): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await check();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`no ${what} within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/**
+ * Starts `node ARGS` (an HTTP server) and resolves once it prints `listening on http://127.0.0.1:PORT` on
+ * stderr. The caller kills it (register `proc.kill("SIGKILL")` as a cleanup).
+ */
+export function startListening(
+  args: string[],
+  env: Record<string, string> = {},
+): { proc: ChildProcess; listening: Promise<number> } {
+  const proc = spawn(process.execPath, args, {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  const listening = new Promise<number>((ok, fail) => {
+    let err = "";
+    proc.stderr!.on("data", (c: Buffer) => {
+      err += c.toString();
+      const m = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(err);
+      if (m) ok(Number(m[1]));
+    });
+    proc.once("exit", () => fail(new Error(`${args.join(" ")} exited: ${err}`)));
+  });
+  return { proc, listening };
+}

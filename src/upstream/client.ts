@@ -1,0 +1,80 @@
+/**
+ * @module The SDK client of an upstream instance: what it declares, and the roots it answers itself. An upstream
+ * decides its tool list by these (server-everything lists 13 tools to a bare client, 17 with them), so every
+ * command declares the same for the same kind of instance: `serve`, `toolsets --live`, `check --live`.
+ */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import {
+  type ClientCapabilities,
+  ErrorCode,
+  McpError,
+  type Notification,
+} from "@modelcontextprotocol/sdk/types.js";
+import type { Root, Upstream } from "../catalog/types.js";
+import type { InstanceKind } from "./instance.js";
+
+/** The roots declared in the config for an upstream (`roots:`), as `file://` URIs. */
+export function configRoots(spec: Upstream): readonly Root[] {
+  return spec.roots;
+}
+
+/**
+ * Sampling and elicitation are declared to every instance (their requests are delivered when tied to the call
+ * that caused them). Roots: a shared or per-credential instance gets them only when the config declares some
+ * (toolpacks answers from config, never from a client); a per-session instance always (its client, or config).
+ */
+export function upstreamCapabilities(spec: Upstream, kind: InstanceKind): ClientCapabilities {
+  const roots = kind === "session" ? { listChanged: true } : configRoots(spec).length ? {} : undefined;
+  return {
+    sampling: {},
+    elicitation: { form: {}, url: {} },
+    ...(roots ? { roots } : {}),
+  };
+}
+
+/**
+ * What the proxy answers an upstream itself, whoever the request is tied to: a shared or per-credential
+ * instance's roots/list comes from the config, never from a client (one client's roots must not steer a
+ * shared server).
+ */
+export function answerItself(
+  spec: Upstream,
+  kind: InstanceKind,
+  method: string,
+): { roots: readonly Root[] } | undefined {
+  if (method !== "roots/list" || kind === "session") return undefined;
+  return { roots: configRoots(spec) };
+}
+
+export interface ClientHandlers {
+  onListChanged(): void;
+  /** Any notification the upstream sends that no forwarded call took. */
+  onNotification?(notification: Notification): void;
+  /** A server→client request that no forwarded call took, and the proxy does not answer itself. */
+  onServerRequest?(request: { method: string; params?: unknown }, signal: AbortSignal): Promise<unknown>;
+}
+
+/** The SDK client of one instance: what it declares, what it answers itself, where the rest goes. */
+export function upstreamClient(
+  spec: Upstream,
+  kind: InstanceKind,
+  info: { readonly clientName: string; readonly clientVersion: string },
+  handlers: ClientHandlers,
+): Client {
+  const client = new Client(
+    { name: info.clientName, version: info.clientVersion },
+    { capabilities: upstreamCapabilities(spec, kind) },
+  );
+  client.fallbackNotificationHandler = async (n) => {
+    if (/^notifications\/(tools|prompts|resources)\/list_changed$/.test(n.method)) handlers.onListChanged();
+    handlers.onNotification?.(n);
+  };
+  client.fallbackRequestHandler = async (request, extra) => {
+    const own = answerItself(spec, kind, request.method);
+    if (own) return own as never;
+    if (!handlers.onServerRequest)
+      throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
+    return (await handlers.onServerRequest(request, extra.signal)) as never;
+  };
+  return client;
+}

@@ -1,0 +1,180 @@
+/**
+ * @module What an HTTP upstream's answer means when it is not an MCP message: the typed errors of the HTTP
+ * transport, "session gone" recognition, and one-line reasons for endpoints that do not speak MCP. Pure.
+ */
+
+/** Any text quoted from an upstream's answer is cut to this many characters, on one line. */
+export const QUOTE_MAX = 200;
+
+/**
+ * The upstream no longer knows our session (it restarted, or expired it) and refused the request before
+ * processing it: a new session may be initialized and the request sent again.
+ */
+export class SessionGoneError extends Error {
+  override readonly name = "SessionGoneError";
+  constructor(
+    readonly status: number,
+    detail: string,
+  ) {
+    super(`the upstream no longer knows our session (HTTP ${status}${detail ? `: ${detail}` : ""})`);
+  }
+}
+
+/** An HTTP answer that is not MCP (a web page, a refusal, a redirect, a server error): `message` is one line. */
+export class UpstreamHttpError extends Error {
+  override readonly name = "UpstreamHttpError";
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** No answer at all: the upstream could not be reached (refused, reset, DNS, TLS, timeout before headers). */
+export class UpstreamUnreachableError extends Error {
+  override readonly name = "UpstreamUnreachableError";
+  readonly code: string | undefined;
+  constructor(cause: unknown) {
+    const c = cause as { message?: string; code?: string; cause?: { code?: string; message?: string } };
+    super(oneLine(c?.cause?.message ?? c?.message ?? String(cause)), { cause });
+    this.code = c?.code ?? c?.cause?.code;
+  }
+}
+
+/**
+ * The answer stream of a request ended or broke before its response: the request may have been processed,
+ * so it is never sent again.
+ */
+export class StreamBrokenError extends Error {
+  override readonly name = "StreamBrokenError";
+}
+
+/** What the transport read of a refused or non-MCP answer (the body only in part). */
+export interface Answer {
+  readonly status: number;
+  /** Media type, lower case, without parameters ("" when absent). */
+  readonly contentType: string;
+  readonly body: string;
+  readonly location?: string | undefined;
+}
+
+/** Whitespace collapsed, cut to `max` characters. */
+export function oneLine(text: string, max = QUOTE_MAX): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > max ? `${flat.slice(0, max)}…` : flat;
+}
+
+export function mediaType(header: string | string[] | undefined): string {
+  const value = Array.isArray(header) ? header[0] : header;
+  return (value ?? "").split(";")[0]!.trim().toLowerCase();
+}
+
+/** The message a body carries: a JSON-RPC error's, a JSON `error`/`message`, an HTML title, or its text. */
+export function bodyMessage(answer: Answer): string {
+  const { body, contentType } = answer;
+  if (!body.trim()) return "";
+  try {
+    const json = JSON.parse(body) as {
+      error?: { message?: unknown } | string;
+      message?: unknown;
+      error_description?: unknown;
+    };
+    const text =
+      (typeof json.error === "object" ? json.error?.message : json.error) ??
+      json.error_description ??
+      json.message;
+    if (typeof text === "string") return oneLine(text);
+  } catch {}
+  if (contentType === "text/html" || /^\s*<(!doctype|html)/i.test(body)) {
+    const title = /<title[^>]*>([^<]*)<\/title>/i.exec(body)?.[1];
+    return title ? oneLine(title) : "";
+  }
+  return oneLine(body);
+}
+
+const GONE = /session|not initiali[sz]ed|before initiali[sz]ation/i;
+
+/**
+ * Whether a refusal means "session gone" (see SPEC §7.1): a 404 to a request that carried a session id; or,
+ * within an initialized session, a 400 whose message names the session or says the server is not initialized,
+ * or any 4xx carrying a JSON-RPC error that says so. Returns the quoted detail, or undefined.
+ */
+export function sessionGone(
+  answer: Answer,
+  carriedSession: boolean,
+  initialized: boolean,
+): string | undefined {
+  if (!initialized || answer.status < 400 || answer.status >= 500) return undefined;
+  const detail = bodyMessage(answer);
+  if (answer.status === 404 && carriedSession) return detail || "Not Found";
+  if (GONE.test(detail) && (answer.status === 400 || isJsonRpcError(answer.body))) return detail;
+  return undefined;
+}
+
+function isJsonRpcError(body: string): boolean {
+  try {
+    const m = JSON.parse(body) as { jsonrpc?: unknown; error?: unknown };
+    return m.jsonrpc === "2.0" && typeof m.error === "object" && m.error !== null;
+  } catch {
+    return false;
+  }
+}
+
+const REASONS: Record<number, string> = {
+  400: "Bad Request",
+  401: "Unauthorized",
+  403: "Forbidden",
+  404: "Not Found",
+  405: "Method Not Allowed",
+  406: "Not Acceptable",
+  415: "Unsupported Media Type",
+  500: "Internal Server Error",
+  502: "Bad Gateway",
+  503: "Service Unavailable",
+  504: "Gateway Timeout",
+};
+
+const SSE_SERVER = "an SSE-only server (the older HTTP+SSE transport), which toolpacks does not speak";
+const SSE_ONLY = `it may be ${SSE_SERVER}`;
+
+/** Where a redirect points, without credentials, query or fragment (they may hold secrets). */
+export function safeTarget(location: string, base: URL): string {
+  try {
+    const u = new URL(location, base);
+    return `${u.protocol}//${u.host}${u.pathname}`;
+  } catch {
+    return oneLine(location, 80).replace(/[?#].*$/, "");
+  }
+}
+
+/** One line saying why an answer is not MCP over Streamable HTTP, and what to check. */
+export function describeAnswer(answer: Answer, url: URL, method: "POST" | "GET" = "POST"): string {
+  const { status, contentType } = answer;
+  const said = bodyMessage(answer);
+  const quote = said ? `: ${said}` : "";
+  const code = `${status}${REASONS[status] ? ` ${REASONS[status]}` : ""}`;
+  if (status >= 300 && status < 400) {
+    return answer.location
+      ? `the server redirected ${method} to ${safeTarget(answer.location, url)} (${status}); set the upstream's url to that address`
+      : `the server answered ${status} (a redirect without a Location)`;
+  }
+  if (status === 401 || status === 403) {
+    return `the server refused access (${code})${quote}; check the upstream's headers (credentials)`;
+  }
+  if (status === 405 && method === "POST")
+    return `the server does not take POST at ${url.pathname} (405); ${SSE_ONLY}`;
+  if (status === 404) {
+    const sse = /\/sse\/?$/.test(url.pathname) ? `; ${SSE_ONLY}` : "";
+    return `the server has no MCP endpoint at ${url.pathname} (404 Not Found)${sse}${sse ? "" : "; check the url"}`;
+  }
+  if (status >= 400) return `the server answered ${code}${quote}`;
+  if (contentType === "text/html") {
+    return `the server answered text/html, not MCP over Streamable HTTP; it may be a web page, or ${SSE_SERVER}`;
+  }
+  if (contentType === "text/event-stream") {
+    return `the server answered with an event stream that is not MCP over Streamable HTTP; ${SSE_ONLY}`;
+  }
+  const type = contentType || "no content type";
+  return `the server answered ${type}, not MCP over Streamable HTTP${quote}`;
+}

@@ -1,0 +1,266 @@
+/**
+ * @module A Streamable HTTP client transport on undici that ties every message to the request whose POST
+ * carried it: what an upstream sends on the answer stream of request X (a log line, a sampling, elicitation or
+ * roots request, progress) reaches `onmessage` with `{ relatedRequestId: X }`, so the proxy can deliver it
+ * only to the client whose call caused it. Messages of the standalone GET stream carry no tie.
+ */
+import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { JSONRPCMessage, MessageExtraInfo } from "@modelcontextprotocol/sdk/types.js";
+import type { Dispatcher } from "undici";
+import {
+  type Answer,
+  describeAnswer,
+  mediaType,
+  oneLine,
+  SessionGoneError,
+  StreamBrokenError,
+  sessionGone,
+  UpstreamHttpError,
+} from "./http-answer.js";
+import { HttpExchange } from "./http-exchange.js";
+import { StandaloneStream } from "./http-stream.js";
+import { DEFAULT_MAX_LINE_BYTES } from "./lines.js";
+
+/** The extra `onmessage` gets: the id of the request whose POST answer carried the message, if any. */
+export type TiedMessageExtra = { relatedRequestId?: string | number };
+
+export interface HttpTransportOptions {
+  /** The keep-alive connection pool (an undici Agent); undici's global one if absent. */
+  readonly dispatcher?: Dispatcher;
+  /** The upstream's configured headers, then the instance's own (forwarded credentials). */
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Names the upstream in errors (never a credential). */
+  readonly name?: string;
+  /** Bound on one message (one SSE event or one JSON body); default 64 MiB. */
+  readonly maxMessageBytes?: number;
+  /** Same-origin 307/308 redirects followed per request (default 3); any other redirect is reported. */
+  readonly maxRedirects?: number;
+  /** First delay before the standalone GET stream is opened again after it ends (doubles to 30 s). */
+  readonly reopenDelayMs?: number;
+  /** How long close() waits for the DELETE that ends the session (default 2 s). */
+  readonly closeTimeoutMs?: number;
+}
+
+type Rpc = {
+  id?: string | number | null;
+  method?: string;
+  params?: Record<string, unknown>;
+  error?: unknown;
+};
+
+const isRequest = (m: Rpc): m is Rpc & { id: string | number; method: string } =>
+  m.method !== undefined && m.id !== undefined && m.id !== null;
+
+export class HttpClientTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: <T extends JSONRPCMessage>(message: T, extra?: MessageExtraInfo) => void;
+  /** Mcp-Session-Id the server gave at initialize (stateful servers). */
+  sessionId?: string;
+  private protocolVersion: string | undefined;
+  private initialized = false;
+  private started = false;
+  private closed = false;
+  /** Abort controllers of the POSTs in flight, by the request ids they carry (to end a cancelled one). */
+  private readonly inflight = new Set<AbortController>();
+  private readonly byRequest = new Map<string | number, AbortController>();
+  private readonly cancelled = new WeakSet<AbortController>();
+  private readonly http: HttpExchange;
+  private readonly stream: StandaloneStream;
+
+  constructor(
+    readonly url: URL,
+    private readonly options: HttpTransportOptions = {},
+  ) {
+    this.http = new HttpExchange(url, options.dispatcher, options.maxRedirects ?? 3);
+    this.stream = new StandaloneStream({
+      http: this.http,
+      headers: () => this.headers({ accept: "text/event-stream" }),
+      maxMessageBytes: this.maxBytes,
+      reopenDelayMs: options.reopenDelayMs ?? 1000,
+      deliver: (data) => this.deliver(data, undefined),
+      refused: (answer) => this.refusal(answer, "GET", this.sessionId !== undefined).error,
+      error: (err) => this.onerror?.(err),
+    });
+  }
+
+  private get maxBytes(): number {
+    return this.options.maxMessageBytes ?? DEFAULT_MAX_LINE_BYTES;
+  }
+
+  private get who(): string {
+    return `upstream ${this.options.name ?? this.url.host}`;
+  }
+
+  async start(): Promise<void> {
+    if (this.started) throw new Error("HttpClientTransport already started");
+    this.started = true;
+  }
+
+  setProtocolVersion(version: string): void {
+    this.protocolVersion = version;
+  }
+
+  /**
+   * Headers of every request: configured ones first, then the protocol's (which win). A stateless (2026-07-28)
+   * mode would add `Mcp-Method`/`Mcp-Name` from `messages` here and send no session id.
+   */
+  private headers(own: Record<string, string>, _messages: readonly Rpc[] = []): Record<string, string> {
+    const h: Record<string, string> = {};
+    for (const [k, v] of Object.entries(this.options.headers ?? {})) h[k.toLowerCase()] = v;
+    Object.assign(h, own);
+    if (this.sessionId) h["mcp-session-id"] = this.sessionId;
+    if (this.protocolVersion) h["mcp-protocol-version"] = this.protocolVersion;
+    return h;
+  }
+
+  async send(message: JSONRPCMessage | JSONRPCMessage[], _options?: TransportSendOptions): Promise<void> {
+    if (this.closed) throw new Error("connection closed");
+    const messages = (Array.isArray(message) ? message : [message]) as Rpc[];
+    const ids = messages.filter(isRequest).map((m) => m.id);
+    const controller = new AbortController();
+    this.inflight.add(controller);
+    for (const id of ids) this.byRequest.set(id, controller);
+    const carriedSession = this.sessionId !== undefined;
+    try {
+      const res = await this.http.request(
+        "POST",
+        this.headers(
+          { "content-type": "application/json", accept: "application/json, text/event-stream" },
+          messages,
+        ),
+        JSON.stringify(message),
+        controller.signal,
+      );
+      const type = mediaType(res.headers["content-type"]);
+      if (res.statusCode >= 300) {
+        const refusal = this.refusal(await this.http.answer(res), "POST", carriedSession);
+        // Unless the session is gone, a JSON-RPC error answering our request is the upstream's answer.
+        if (!(refusal.error instanceof SessionGoneError) && this.deliverErrorFor(refusal.answer, ids)) return;
+        throw refusal.error;
+      }
+      const sid = res.headers["mcp-session-id"];
+      if (typeof sid === "string" && sid) this.sessionId = sid;
+      if (res.statusCode === 202 || ids.length === 0) {
+        await res.body.dump();
+        if (messages.some((m) => m.method === "notifications/initialized")) {
+          this.initialized = true;
+          this.stream.open();
+        }
+        this.forgetCancelled(messages);
+        return;
+      }
+      const tie = ids.length === 1 ? ids[0] : undefined;
+      const unanswered = new Set(ids);
+      const onData = (data: string) => {
+        const got = this.deliver(data, tie);
+        for (const m of got) if (m.method === undefined && m.id != null) unanswered.delete(m.id);
+        return got.length;
+      };
+      if (type === "application/json") {
+        const body = await this.http.text(res, this.maxBytes, this.who);
+        // JSON that is no JSON-RPC at all: not an MCP endpoint (said in one line), not a broken answer.
+        if (!onData(body))
+          throw this.refusal({ status: res.statusCode, contentType: type, body }, "POST", false).error;
+      } else if (type === "text/event-stream") {
+        await this.http.events(res, this.maxBytes, this.who, onData, () => unanswered.size === 0);
+      } else {
+        throw this.refusal(await this.http.answer(res), "POST", carriedSession).error;
+      }
+      if (unanswered.size && !this.cancelled.has(controller)) {
+        throw new StreamBrokenError(
+          `${this.who}'s answer ended before the response to ${messages[0]?.method}`,
+        );
+      }
+    } catch (err) {
+      if (this.cancelled.has(controller)) return;
+      if (this.closed) throw new Error("connection closed");
+      throw err;
+    } finally {
+      this.inflight.delete(controller);
+      for (const id of ids) if (this.byRequest.get(id) === controller) this.byRequest.delete(id);
+    }
+  }
+
+  /** After our cancellation of a request went out, its answer stream is of no use: end it. */
+  private forgetCancelled(messages: readonly Rpc[]): void {
+    for (const m of messages) {
+      if (m.method !== "notifications/cancelled") continue;
+      const controller = this.byRequest.get(m.params?.requestId as string | number);
+      if (!controller) continue;
+      this.cancelled.add(controller);
+      controller.abort();
+    }
+  }
+
+  /** What a refused (or non-MCP) answer stands for: the session is gone, or a one-line reason. */
+  private refusal(
+    answer: Answer,
+    method: "POST" | "GET",
+    carriedSession: boolean,
+  ): { answer: Answer; error: Error } {
+    const gone = sessionGone(answer, carriedSession, carriedSession || this.initialized);
+    if (gone !== undefined) return { answer, error: new SessionGoneError(answer.status, gone) };
+    return {
+      answer,
+      error: new UpstreamHttpError(answer.status, describeAnswer(answer, this.url, method)),
+    };
+  }
+
+  private deliverErrorFor(answer: Answer, ids: readonly (string | number)[]): boolean {
+    if (!ids.length) return false;
+    let m: Rpc;
+    try {
+      m = JSON.parse(answer.body) as Rpc;
+    } catch {
+      return false;
+    }
+    if (!m || typeof m !== "object" || !m.error || m.id == null || !ids.includes(m.id)) return false;
+    this.deliver(answer.body, m.id);
+    return true;
+  }
+
+  /** Parses one JSON body or SSE data (a message or a batch) and hands each message on; returns them. */
+  private deliver(data: string, tie: string | number | undefined): Rpc[] {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(data);
+    } catch {
+      this.onerror?.(new Error(`${this.who} sent something that is not JSON: ${oneLine(data)}`));
+      return [];
+    }
+    const list = (Array.isArray(parsed) ? parsed : [parsed]) as Rpc[];
+    const extra: (MessageExtraInfo & TiedMessageExtra) | undefined =
+      tie === undefined ? undefined : { relatedRequestId: tie };
+    const good: Rpc[] = [];
+    for (const m of list) {
+      if (!m || typeof m !== "object" || (m as { jsonrpc?: unknown }).jsonrpc !== "2.0") {
+        this.onerror?.(
+          new Error(`${this.who} sent something that is not JSON-RPC 2.0: ${oneLine(JSON.stringify(m))}`),
+        );
+        continue;
+      }
+      good.push(m);
+      this.onmessage?.(m as JSONRPCMessage, extra);
+    }
+    return good;
+  }
+
+  /** Aborts every request in flight, ends the session with DELETE (405 or failure: fine), then onclose. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.stream.close();
+    for (const c of this.inflight) c.abort();
+    this.inflight.clear();
+    this.byRequest.clear();
+    if (this.sessionId) {
+      const signal = AbortSignal.timeout(this.options.closeTimeoutMs ?? 2000);
+      await this.http
+        .request("DELETE", this.headers({}), undefined, signal)
+        .then((res) => res.body.dump())
+        .catch(() => {});
+    }
+    this.onclose?.();
+  }
+}
