@@ -5,7 +5,7 @@
 import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { ROOT, type Served, serve, tempDir } from "../helpers/proc.js";
+import { ROOT, type Served, serve, startListening, tempDir } from "../helpers/proc.js";
 
 /** Scenarios in the active suite of conformance 0.1.13 (`conformance list --server` minus the pending ones). */
 const ACTIVE_SCENARIOS = 30;
@@ -26,12 +26,30 @@ upstreams:
 `,
 );
 let served: Served;
+let fixture: ReturnType<typeof startListening>;
+let sharedHttp: Served;
 
 beforeAll(async () => {
   served = await serve([config]);
+  // The same fixture over Streamable HTTP, shared by every session: what it sends during a call arrives on
+  // that call's own response stream, so it is tied to its client and passes through.
+  fixture = startListening([join(ROOT, "test/conformance/serve-fixture-http.mjs"), "0"]);
+  const port = await fixture.listening;
+  const httpConfig = tmp.file(
+    "http.yaml",
+    `
+name: conformance-gateway
+upstreams:
+  conf:
+    url: http://127.0.0.1:${port}/mcp
+`,
+  );
+  sharedHttp = await serve([httpConfig]);
 });
 afterAll(async () => {
   await served?.stop();
+  await sharedHttp?.stop();
+  fixture?.proc.kill("SIGKILL");
   tmp.cleanup();
 });
 
@@ -53,10 +71,10 @@ function runSuite(url: string): Promise<{ code: number | null; out: string }> {
   });
 }
 
-test("a check of the conformance server suite fails through the proxy", { timeout: 180_000 }, async () => {
-  const { code, out } = await runSuite(served.url());
+async function expectAllPass(url: string, what: string): Promise<void> {
+  const { code, out } = await runSuite(url);
   const tally = /^Total: (\d+) passed, (\d+) failed$/m.exec(out);
-  console.log(tally ? `conformance (through toolpacks): ${tally[0]}` : out);
+  console.log(tally ? `conformance (through toolpacks, ${what}): ${tally[0]}` : out);
   expect(tally, out).not.toBeNull();
   const scenarios = out
     .split("\n")
@@ -67,4 +85,16 @@ test("a check of the conformance server suite fails through the proxy", { timeou
   expect(Number(tally![2])).toBe(0);
   expect(Number(tally![1])).toBeGreaterThanOrEqual(ACTIVE_SCENARIOS);
   expect(code).toBe(0);
+}
+
+test("every check of the conformance server suite passes through the proxy, per-session stdio upstream", {
+  timeout: 180_000,
+}, async () => {
+  await expectAllPass(served.url(), "per-session stdio upstream");
+});
+
+test("every check of the conformance server suite passes through the proxy, shared HTTP upstream", {
+  timeout: 180_000,
+}, async () => {
+  await expectAllPass(sharedHttp.url(), "shared HTTP upstream");
 });
