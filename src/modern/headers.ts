@@ -2,11 +2,17 @@
 import { type Headers, header } from "./classify.js";
 import { headerMismatch, isRecord, MODERN_VERSION, type WireRefusal } from "./wire.js";
 
-/** The body field `Mcp-Name` mirrors, per method (transports/streamable-http §Standard request headers). */
-export const MCP_NAME_SOURCE: Readonly<Record<string, "name" | "uri">> = Object.freeze({
+/**
+ * The body field `Mcp-Name` mirrors, per method (transports/streamable-http §Standard request headers); the
+ * tasks extension (SEP-2663 §Routing headers) adds `params.taskId` for tasks/get, tasks/update, tasks/cancel.
+ */
+export const MCP_NAME_SOURCE: Readonly<Record<string, "name" | "uri" | "taskId">> = Object.freeze({
   "tools/call": "name",
   "prompts/get": "name",
   "resources/read": "uri",
+  "tasks/get": "taskId",
+  "tasks/update": "taskId",
+  "tasks/cancel": "taskId",
 });
 
 const PREFIX = "=?base64?";

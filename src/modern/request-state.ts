@@ -17,6 +17,8 @@ export interface BridgeState {
   readonly request: string;
   /** Expiry, ms since the epoch. */
   readonly exp: number;
+  /** 2026↔2026 pass-through: the upstream's own requestState, wrapped so it is bound to our caller. */
+  readonly inner?: string;
 }
 
 export type StateRefusalReason = "malformed" | "signature" | "expired" | "owner" | "request";
@@ -38,10 +40,11 @@ export interface RequestStateOptions {
   readonly now: () => number;
 }
 
-const VERSION = "tp1";
+/** Not "tp1": that prefix is a session id (decision 0003). */
+const VERSION = "tprs1";
 const DOMAIN = "toolpacks.requestState.v1\0";
-/** Far above any state we mint (~300 bytes); refused before any parsing or hashing. */
-const MAX_LENGTH = 2048;
+/** Our own fields take ~300 bytes; the rest is room for a wrapped upstream state. Refused before any hashing. */
+const MAX_LENGTH = 16_384;
 const B64URL = /^[A-Za-z0-9_-]+$/;
 
 /** Strict base64url: the alphabet, no padding, and the one canonical spelling of its bytes. */
@@ -69,6 +72,7 @@ export function createRequestStateCodec(options: RequestStateOptions): RequestSt
       o: state.owner,
       r: state.request,
       e: options.now() + options.ttlMs,
+      ...(state.inner === undefined ? {} : { i: state.inner }),
     };
     const signed = `${VERSION}.${Buffer.from(JSON.stringify(body), "utf8").toString("base64url")}`;
     return `${signed}.${mac(keys[0]!, signed).toString("base64url")}`;
@@ -90,24 +94,29 @@ export function createRequestStateCodec(options: RequestStateOptions): RequestSt
       return { ok: false, reason: "malformed" };
     }
     if (!isRecord(body)) return { ok: false, reason: "malformed" };
-    const { b, u, o, r, e } = body;
-    if (
-      typeof b !== "string" ||
-      typeof u !== "string" ||
-      typeof o !== "string" ||
-      typeof r !== "string" ||
-      typeof e !== "number"
-    ) {
+    const { b, u, o, r, e, i } = body;
+    if (!isString(b) || !isString(u) || !isString(o) || !isString(r) || typeof e !== "number") {
       return { ok: false, reason: "malformed" };
     }
+    if (i !== undefined && !isString(i)) return { ok: false, reason: "malformed" };
     if (!(options.now() < e)) return { ok: false, reason: "expired" };
     if (!safeEqual(o, expect.owner)) return { ok: false, reason: "owner" };
     if (!safeEqual(r, expect.request)) return { ok: false, reason: "request" };
-    return { ok: true, state: Object.freeze({ bridge: b, upstream: u, owner: o, request: r, exp: e }) };
+    const state: BridgeState = {
+      bridge: b,
+      upstream: u,
+      owner: o,
+      request: r,
+      exp: e,
+      ...(i === undefined ? {} : { inner: i }),
+    };
+    return { ok: true, state: Object.freeze(state) };
   };
 
   return Object.freeze({ seal, open });
 }
+
+const isString = (v: unknown): v is string => typeof v === "string";
 
 function safeEqual(a: string, b: string): boolean {
   const x = Buffer.from(a, "utf8");

@@ -134,6 +134,10 @@ describe("requestHeaders: what toolpacks sends a 2026 HTTP upstream", () => {
     });
   });
 
+  test("tasks/get mirrors the taskId (tasks extension)", () => {
+    expect(requestHeaders({ method: "tasks/get", params: { taskId: "t-1" } })["mcp-name"]).toBe("t-1");
+  });
+
   test("resources/read mirrors the URI; list methods have no Mcp-Name", () => {
     expect(requestHeaders({ method: "resources/read", params: { uri: "file:///a b" } })["mcp-name"]).toBe(
       "file:///a b",
