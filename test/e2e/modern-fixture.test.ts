@@ -118,3 +118,33 @@ test("over stdio, the auto-mode probe finds 2026-07-28 and a 2025 client gets it
     await legacy.close();
   }
 }, 90_000);
+
+test("a listen stream gets resources/updated and tools/list_changed when the fixture changes them", async () => {
+  const c = client("auto");
+  await c.connect(new StreamableHTTPClientTransport(new URL(server.url)));
+  try {
+    const updated = new Promise<string>((ok) =>
+      c.setNotificationHandler("notifications/resources/updated", async (n) => ok(n.params.uri)),
+    );
+    const changed = new Promise<void>((ok) =>
+      c.setNotificationHandler("notifications/tools/list_changed", async () => ok()),
+    );
+    const sub = await c.listen({
+      toolsListChanged: true,
+      resourceSubscriptions: ["test://watched-resource"],
+    });
+    expect(sub.honoredFilter).toEqual({
+      toolsListChanged: true,
+      resourceSubscriptions: ["test://watched-resource"],
+    });
+    await c.callTool({ name: "touch_resource", arguments: {} });
+    expect(await updated).toBe("test://watched-resource");
+    await c.callTool({ name: "grow_tools", arguments: {} });
+    await changed;
+    expect((await c.listTools()).tools.map((t) => t.name)).toContain("grown_1");
+    await sub.close();
+    expect(await sub.closed).toBe("local");
+  } finally {
+    await c.close();
+  }
+});
