@@ -1,7 +1,7 @@
 /** The 2026-07-28 fixture (test/fixtures/modern-server.mjs) and the conformance 0.2 runner, as child processes. */
 import { type ChildProcess, spawn } from "node:child_process";
 import { join } from "node:path";
-import { ROOT } from "./proc.js";
+import { ROOT, runScript } from "./proc.js";
 
 export const MODERN_FIXTURE = join(ROOT, "test/fixtures/modern-server.mjs");
 export const RUN_MODERN = join(ROOT, "test/conformance/run-modern.mjs");
@@ -55,29 +55,15 @@ export interface ConformanceRun {
 }
 
 /** Runs test/conformance/run-modern.mjs with ARGS to its end. */
-export function runModernConformance(args: string[]): Promise<ConformanceRun> {
-  return new Promise((ok, fail) => {
-    const child = spawn(process.execPath, [RUN_MODERN, ...args], {
-      cwd: ROOT,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let out = "";
-    child.stdout.on("data", (c: Buffer) => {
-      out += c.toString();
-    });
-    child.stderr.on("data", (c: Buffer) => {
-      out += c.toString();
-    });
-    child.once("error", fail);
-    child.once("exit", (code) => {
-      const scenarios = [...out.matchAll(/^(PASS|FAIL) (\S+): (\d+) passed, (\d+) failed$/gm)].map((m) => ({
-        name: m[2]!,
-        pass: m[1] === "PASS",
-        passed: Number(m[3]),
-        failed: Number(m[4]),
-      }));
-      const tally = /^\d+ passed, \d+ failed$/m.exec(out)?.[0];
-      ok({ code, out, scenarios, tally });
-    });
-  });
+export async function runModernConformance(args: string[]): Promise<ConformanceRun> {
+  const { code, stdout, stderr } = await runScript(RUN_MODERN, args);
+  const out = stdout + stderr;
+  const scenarios = [...stdout.matchAll(/^(PASS|FAIL) (\S+): (\d+) passed, (\d+) failed$/gm)].map((m) => ({
+    name: m[2]!,
+    pass: m[1] === "PASS",
+    passed: Number(m[3]),
+    failed: Number(m[4]),
+  }));
+  const tally = /^\d+ passed, \d+ failed$/m.exec(stdout)?.[0];
+  return { code, out, scenarios, tally };
 }
