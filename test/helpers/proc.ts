@@ -152,10 +152,19 @@ export function runCli(
   args: string[],
   options: { cwd?: string; env?: Record<string, string | undefined> } = {},
 ): Promise<Run> {
+  return runScript(CLI, args, options);
+}
+
+/** Runs a Node script (ours: the CLI, a conformance runner) to its end. */
+export function runScript(
+  script: string,
+  args: string[],
+  options: { cwd?: string; env?: Record<string, string | undefined> } = {},
+): Promise<Run> {
   const env: Record<string, string | undefined> = { ...process.env, ...options.env };
   for (const [k, v] of Object.entries(env)) if (v === undefined) delete env[k];
   return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, [CLI, ...args], {
+    const proc = spawn(process.execPath, [script, ...args], {
       cwd: options.cwd ?? ROOT,
       env,
       stdio: ["ignore", "pipe", "pipe"],
