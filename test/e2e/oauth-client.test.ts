@@ -38,14 +38,25 @@ afterAll(async () => {
   await as?.stop();
 });
 
-/** A fetch that records every request it makes (method, URL without query), for "no token request" checks. */
-function recording(): { fetch: Fetch; calls: { method: string; url: string }[] } {
-  const calls: { method: string; url: string }[] = [];
+interface Call {
+  method: string;
+  url: string;
+  form?: URLSearchParams;
+}
+
+/** A fetch that records every request the OAuth client makes (URL without query; form bodies parsed). */
+function recording(): { fetch: Fetch; calls: Call[] } {
+  const calls: Call[] = [];
   return {
     calls,
     fetch: (url, init) => {
       const u = new URL(String(url));
-      calls.push({ method: init?.method ?? "GET", url: `${u.origin}${u.pathname}` });
+      const form = init?.body instanceof URLSearchParams ? new URLSearchParams(init.body) : undefined;
+      calls.push({
+        method: init?.method ?? "GET",
+        url: `${u.origin}${u.pathname}`,
+        ...(form ? { form } : {}),
+      });
       return fetch(url, init);
     },
   };
@@ -87,7 +98,8 @@ const whoami = async (c: Client, tool = "whoami") =>
 
 describe("authorization code", () => {
   test("an upstream's 401 leads through discovery, dynamic registration and consent to an authorized call", async () => {
-    const { client, records } = directClient({ mode: "shared" });
+    const rec = recording();
+    const { client, records } = directClient({ mode: "shared" }, { fetch: rec.fetch });
     const auth = client.auth("tools");
     const seen: string[] = [];
     const c = await mcpClient(auth, async (url) => {
@@ -103,12 +115,24 @@ describe("authorization code", () => {
     expect(q.get("code_challenge_method")).toBe("S256");
     expect(q.get("resource")).toBe(mcpUrl);
     expect(q.get("scope")).toBe("mcp:tools offline_access");
+    // RFC 8707 on the token request too (oidc-provider would fall back to the granted resource without it).
+    const tokenRequests = rec.calls.filter((x) => x.url === `${as.issuer}/token`);
+    expect(tokenRequests.map((x) => x.form?.get("grant_type"))).toEqual(["authorization_code"]);
+    expect(tokenRequests[0]!.form?.get("resource")).toBe(mcpUrl);
+    expect(tokenRequests[0]!.form?.get("code_verifier")).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    // Discovery: the challenge's resource_metadata, then RFC 8414 metadata at the issuer.
+    expect(rec.calls.slice(0, 2).map((x) => x.url)).toEqual([
+      `${new URL(mcpUrl).origin}/.well-known/oauth-protected-resource/mcp`,
+      `${as.issuer}/.well-known/oauth-authorization-server`,
+    ]);
     // Discovery went through the AS's metadata and registered once (RFC 7591).
     expect(as.requests.filter((r) => r.method === "POST" && r.path === "/reg").length).toBeGreaterThan(0);
     const grant = await records.grant("tools", "");
     expect(grant?.issuer).toBe(as.issuer);
     expect(grant?.client.source).toBe("registered");
     expect(grant?.refresh_token).toBeTruthy();
+    // Registered as what it is: a loopback redirect makes it a native client (OIDC Registration).
+    expect((await as.provider.Client.find(grant!.client.client_id))?.applicationType).toBe("native");
   });
 
   test("a pre-registered client is used as configured and nothing is registered", async () => {
@@ -200,6 +224,21 @@ describe("authorization code", () => {
       "offline_access",
     ]);
     expect(admin.scope.split(" ").sort()).toEqual(["mcp:admin", "mcp:tools"]);
+  });
+
+  test("a step-up the upstream keeps refusing is retried once, then given up with an error", async () => {
+    const { client } = directClient({ mode: "shared" });
+    let authorizations = 0;
+    const c = await mcpClient(client.auth("tools"), async (url) => {
+      authorizations++;
+      await client.complete((await authorizeAs(url)).searchParams);
+    });
+    const err = await c.callTool({ name: "never", arguments: {} }).catch((e) => e);
+    await c.close();
+    expect(err).toBeInstanceOf(OAuthFlowError);
+    expect(err.code).toBe("retry-limit");
+    // The first authorization (tools/list at connect), one for mcp:admin, one retry of it: no more.
+    expect(authorizations).toBe(3);
   });
 });
 
