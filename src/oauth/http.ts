@@ -46,13 +46,10 @@ function asObject(text: string): Record<string, unknown> | undefined {
   }
 }
 
-/** GET a JSON object. Network failures and non-JSON answers come back as `ok: false`, never thrown. */
-export async function getJson(fetch: Fetch, url: string): Promise<JsonResult> {
+/** Sends a request and reads a JSON object back; network failures and non-JSON answers are `ok: false`. */
+async function requestJson(fetch: Fetch, url: string, init: RequestInit): Promise<JsonResult> {
   try {
-    const res = await fetch(url, {
-      headers: { accept: "application/json" },
-      signal: AbortSignal.timeout(TIMEOUT_MS),
-    });
+    const res = await fetch(url, { ...init, signal: AbortSignal.timeout(TIMEOUT_MS) });
     const json = asObject(await readBody(res));
     if (!res.ok)
       return { ok: false, status: res.status, ...(json ? { json } : {}), reason: `HTTP ${res.status}` };
@@ -63,29 +60,24 @@ export async function getJson(fetch: Fetch, url: string): Promise<JsonResult> {
   }
 }
 
+/** GET a JSON object (metadata documents). */
+export function getJson(fetch: Fetch, url: string): Promise<JsonResult> {
+  return requestJson(fetch, url, { headers: { accept: "application/json" } });
+}
+
 /** POST a body (form or JSON) and read a JSON object back; redirects are not followed. */
-export async function postForJson(
+export function postForJson(
   fetch: Fetch,
   url: string,
   body: URLSearchParams | string,
   headers: Record<string, string>,
 ): Promise<JsonResult> {
-  try {
-    const res = await fetch(url, {
-      method: "POST",
-      headers: { accept: "application/json", ...headers },
-      body,
-      redirect: "manual",
-      signal: AbortSignal.timeout(TIMEOUT_MS),
-    });
-    const json = asObject(await readBody(res));
-    if (!res.ok)
-      return { ok: false, status: res.status, ...(json ? { json } : {}), reason: `HTTP ${res.status}` };
-    if (!json) return { ok: false, status: res.status, reason: "not a JSON object" };
-    return { ok: true, status: res.status, json };
-  } catch (err) {
-    return { ok: false, status: 0, reason: remoteText((err as Error).message) || "request failed" };
-  }
+  return requestJson(fetch, url, {
+    method: "POST",
+    headers: { accept: "application/json", ...headers },
+    body,
+    redirect: "manual",
+  });
 }
 
 /** The `error` / `error_description` of an OAuth error answer, as one safe line. */

