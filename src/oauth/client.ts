@@ -27,6 +27,8 @@ export interface OAuthClientOptions {
   /** Epoch ms; injectable for tests. */
   readonly now?: () => number;
   readonly clientName?: string;
+  /** UpstreamAuth instances kept (one per upstream and principal); default 10,000. */
+  readonly maxInstances?: number;
 }
 
 /** (upstream, principal) → one store key part; shared upstreams have one principal, "". */
@@ -75,24 +77,21 @@ export class OAuthClient {
     const who = principalOf(up, principal);
     const k = JSON.stringify([upstream, who]);
     let a = this.#auths.get(k);
-    if (!a) {
-      a = new OAuthUpstreamAuth(this, upstream, who);
-      this.#auths.set(k, a);
-    }
+    if (a) this.#auths.delete(k);
+    else a = new OAuthUpstreamAuth(this, upstream, who);
+    // Most recently used last; past the bound the least recently used is dropped (its grant stays stored).
+    this.#auths.set(k, a);
+    if (this.#auths.size > (this.#o.maxInstances ?? 10_000))
+      this.#auths.delete(this.#auths.keys().next().value!);
     return a;
   }
 
   /** Discovery from a challenge (or, at a start endpoint, from what the upstream last announced). */
   async discover(up: OAuthUpstream, challenge?: BearerChallenge): Promise<Discovery> {
     if (challenge?.resourceMetadata) this.#announced.set(up.name, challenge.resourceMetadata);
-    const announced = challenge ?? { resourceMetadata: this.#announced.get(up.name) };
-    return discover(
-      this.fetch,
-      up.name,
-      up.url,
-      announced.resourceMetadata ? announced : challenge,
-      up.oauth.issuer,
-    );
+    const remembered = this.#announced.get(up.name);
+    const from = challenge ?? (remembered ? { resourceMetadata: remembered } : undefined);
+    return discover(this.fetch, up.name, up.url, from, up.oauth.issuer);
   }
 
   clientContext(up: OAuthUpstream, d: Discovery, redirectUri = this.redirectUri): ClientContext {

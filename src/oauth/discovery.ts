@@ -136,6 +136,8 @@ export async function discover(
   challenge: BearerChallenge | undefined,
   preferIssuer?: string,
 ): Promise<Discovery> {
+  // A bearer token must not travel in the clear (OAuth 2.1 §1.5).
+  assertSecureUrl(upstreamUrl, `upstream ${name}'s URL`, "config");
   const prm = await resourceMetadata(fetch, name, upstreamUrl, challenge);
   const issuer =
     preferIssuer && prm.authorization_servers.includes(preferIssuer)

@@ -56,7 +56,8 @@ export interface UpstreamAuth {
 /** Async key/value storage for credentials; values are JSON text. A Redis implementation fits the same shape. */
 export interface TokenStore {
   get(key: string): Promise<string | undefined>;
-  put(key: string, value: string): Promise<void>;
+  /** `expiresAt` (epoch ms): the entry may be dropped after it (flows in progress); Redis: `SET … PXAT`. */
+  put(key: string, value: string, options?: { readonly expiresAt?: number }): Promise<void>;
   delete(key: string): Promise<void>;
 }
 

@@ -128,8 +128,9 @@ export class OAuthUpstreamAuth implements UpstreamAuth {
           `upstream ${up.name} refused the request without a Bearer challenge`,
         );
       const grant = await this.#load();
-      const sentToken = bearerOf(sent);
-      // The request raced a refresh or a new authorization: the token it carried is already replaced.
+      // null: the request went out without a token; undefined: the caller did not say (assume the current one).
+      const sentToken = sent ? (bearerOf(sent) ?? null) : undefined;
+      // The request raced a refresh or a new authorization (here or in another process): it is already replaced.
       if (grant && sentToken !== undefined && sentToken !== grant.access_token) return "retry";
 
       if (challenge.error === "insufficient_scope") {

@@ -207,6 +207,23 @@ describe("authorization code", () => {
     expect(after.refresh_token).not.toBe(good.refresh_token);
   });
 
+  test("a grant stored by another process is used at the next 401, without a new authorization", async () => {
+    const store = new MemoryTokenStore();
+    const rec = recording();
+    const waiting = directClient({ mode: "shared" }, { store, fetch: rec.fetch }).client;
+    expect(await waiting.auth("tools").headers()).toEqual({}); // it has looked, and found nothing
+    const other = directClient({ mode: "shared" }, { store }).client;
+    const c1 = await mcpClient(other.auth("tools"), async (url) => {
+      await other.complete((await authorizeAs(url, "dave")).searchParams);
+    });
+    await c1.close();
+    const c2 = await mcpClient(waiting.auth("tools"));
+    expect((await whoami(c2)).sub).toBe("dave");
+    await c2.close();
+    // Its request went out without a token; the stored grant is simply taken, not refreshed or dropped.
+    expect(rec.calls.filter((x) => x.form?.get("grant_type") === "refresh_token")).toEqual([]);
+  });
+
   test("a 403 insufficient_scope steps up with the union of the scopes held and the scopes asked", async () => {
     const { client } = directClient({ mode: "shared" });
     const urls: string[] = [];

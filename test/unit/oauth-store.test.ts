@@ -110,6 +110,19 @@ describe("encrypted file store", () => {
     await expect(records.grant("github", "bob")).rejects.toMatchObject({ code: "store" });
   });
 
+  test("entries past their expiry (abandoned flows) are swept; others stay", async () => {
+    const state = fresh();
+    const store = await EncryptedFileTokenStore.open(state, randomBytes(32));
+    await store.put("grant", "kept");
+    await store.put("flow-old", "abandoned", { expiresAt: 1_000 });
+    await store.put("flow-new", "in progress", { expiresAt: Date.now() + 600_000 });
+    await store.sweep();
+    expect(await store.get("grant")).toBe("kept");
+    expect(await store.get("flow-old")).toBeUndefined();
+    expect(await store.get("flow-new")).toBe("in progress");
+    expect(readdirSync(join(state, "oauth")).filter((f) => f.endsWith(".tok"))).toHaveLength(2);
+  });
+
   test("a directory left readable by others is closed to 0700 on open", async () => {
     const state = fresh();
     mkdirSync(join(state, "oauth"), { mode: 0o755 });

@@ -3,10 +3,12 @@ import { describe, expect, test } from "vitest";
 import { parseSource } from "../../src/config/source.js";
 import { checkIssuer, startAuthorization } from "../../src/oauth/authorize.js";
 import { bearerChallenge } from "../../src/oauth/challenge.js";
+import { OAuthClient } from "../../src/oauth/client.js";
 import { checkOAuthConfig } from "../../src/oauth/config.js";
 import {
   authServerMetadataUrls,
   canonicalResource,
+  discover,
   resourceCovers,
   resourceMetadataUrls,
 } from "../../src/oauth/discovery.js";
@@ -15,6 +17,7 @@ import { clientMetadataDocument, matchOAuthPath } from "../../src/oauth/paths.js
 import { chooseAuthMethod, redirectSlot } from "../../src/oauth/registration.js";
 import { selectScopes } from "../../src/oauth/scopes.js";
 import { parseTokenKey } from "../../src/oauth/store/key.js";
+import { MemoryTokenStore } from "../../src/oauth/store/memory.js";
 import type { AuthServerMetadata, Discovery, PendingRecord } from "../../src/oauth/types.js";
 
 describe("WWW-Authenticate", () => {
@@ -312,5 +315,36 @@ describe("TOOLPACKS_TOKEN_KEY", () => {
     expect(err).toBeInstanceOf(OAuthFlowError);
     expect(err!.message).toContain("TOOLPACKS_TOKEN_KEY");
     if (value) expect(err!.message).not.toContain(value.trim());
+  });
+});
+
+describe("the OAuth client object", () => {
+  const up = { name: "u", url: "https://mcp.example.com/mcp", oauth: { mode: "per-user" as const } };
+  const client = (maxInstances?: number) =>
+    new OAuthClient({
+      store: new MemoryTokenStore(),
+      upstream: (n) => (n === "u" ? up : undefined),
+      publicUrl: "https://tp.example.com",
+      ...(maxInstances ? { maxInstances } : {}),
+      fetch: () => Promise.reject(new Error("no network in unit tests")),
+    });
+
+  test("one UpstreamAuth per (upstream, principal), and a bounded number of them", () => {
+    const c = client(2);
+    const alice = c.auth("u", "alice");
+    expect(c.auth("u", "alice")).toBe(alice);
+    expect(c.auth("u", "bob")).not.toBe(alice);
+    c.auth("u", "carol");
+    expect(c.auth("u", "alice")).not.toBe(alice);
+  });
+
+  test("a per-user upstream needs a principal; an unknown upstream is named", () => {
+    expect(() => client().auth("u")).toThrow(/per-user: sign in/);
+    expect(() => client().auth("nope", "alice")).toThrow(/no upstream nope with oauth/);
+  });
+
+  test("tokens are never sent to a plain-http upstream off the loopback", async () => {
+    const f = () => Promise.reject(new Error("must not be called"));
+    await expect(discover(f, "u", "http://mcp.example.com/mcp", undefined)).rejects.toThrow(/must use https/);
   });
 });

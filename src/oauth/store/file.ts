@@ -3,7 +3,7 @@
  * named by an HMAC of the entry's key (no principal or issuer in a file name), written to a temp file and renamed.
  */
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from "node:crypto";
-import { chmod, mkdir, open, readFile, rename, stat, unlink } from "node:fs/promises";
+import { chmod, mkdir, open, readdir, readFile, rename, stat, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { OAuthFlowError } from "../errors.js";
 import type { TokenStore } from "../types.js";
@@ -17,23 +17,37 @@ function subkey(key: Buffer, label: string): Buffer {
   return Buffer.from(hkdfSync("sha256", key, Buffer.alloc(0), `toolpacks token store ${label}`, 32));
 }
 
-function seal(key: Buffer, aad: string, plain: string): Buffer {
+/** Layout: version (1) | expiry, epoch ms, 0 for none (8) | iv (12) | tag (16) | ciphertext. */
+const HEADER = 1 + 8;
+
+function seal(key: Buffer, aad: string, plain: string, expiresAt = 0): Buffer {
+  const head = Buffer.alloc(HEADER);
+  head[0] = VERSION;
+  head.writeBigUInt64BE(BigInt(Math.max(0, Math.floor(expiresAt))), 1);
   const iv = randomBytes(12);
-  const cipher = createCipheriv("aes-256-gcm", key, iv).setAAD(Buffer.from(aad));
+  const cipher = createCipheriv("aes-256-gcm", key, iv).setAAD(Buffer.concat([head, Buffer.from(aad)]));
   const body = Buffer.concat([cipher.update(plain, "utf8"), cipher.final()]);
-  return Buffer.concat([Buffer.from([VERSION]), iv, cipher.getAuthTag(), body]);
+  return Buffer.concat([head, iv, cipher.getAuthTag(), body]);
 }
 
 /** Undefined when the file was not sealed with this key for this entry (wrong key, altered, or moved). */
 function unseal(key: Buffer, aad: string, data: Buffer): string | undefined {
-  if (data.length < 29 || data[0] !== VERSION) return undefined;
+  if (data.length < HEADER + 28 || data[0] !== VERSION) return undefined;
   try {
-    const decipher = createDecipheriv("aes-256-gcm", key, data.subarray(1, 13)).setAAD(Buffer.from(aad));
-    decipher.setAuthTag(data.subarray(13, 29));
-    return Buffer.concat([decipher.update(data.subarray(29)), decipher.final()]).toString("utf8");
+    const iv = data.subarray(HEADER, HEADER + 12);
+    const decipher = createDecipheriv("aes-256-gcm", key, iv).setAAD(
+      Buffer.concat([data.subarray(0, HEADER), Buffer.from(aad)]),
+    );
+    decipher.setAuthTag(data.subarray(HEADER + 12, HEADER + 28));
+    return Buffer.concat([decipher.update(data.subarray(HEADER + 28)), decipher.final()]).toString("utf8");
   } catch {
     return undefined;
   }
+}
+
+/** The expiry in a file's (authenticated) header; 0 when none. */
+function expiryOf(head: Buffer): number {
+  return head.length >= HEADER && head[0] === VERSION ? Number(head.readBigUInt64BE(1)) : 0;
 }
 
 async function writeAtomic(dir: string, name: string, data: Buffer): Promise<void> {
@@ -102,8 +116,30 @@ export class EncryptedFileTokenStore implements TokenStore {
     return plain;
   }
 
-  async put(key: string, value: string): Promise<void> {
-    await writeAtomic(this.dir, this.fileOf(key), seal(this.encKey, key, value));
+  async put(key: string, value: string, options: { readonly expiresAt?: number } = {}): Promise<void> {
+    await writeAtomic(this.dir, this.fileOf(key), seal(this.encKey, key, value, options.expiresAt));
+    if (options.expiresAt !== undefined && Date.now() - this.#swept > 60_000) await this.sweep();
+  }
+
+  #swept = 0;
+
+  /** Deletes entries past their expiry (abandoned flows), reading only each file's header. */
+  async sweep(now = Date.now()): Promise<void> {
+    this.#swept = now;
+    for (const name of await readdir(this.dir)) {
+      if (!name.endsWith(".tok")) continue;
+      const path = join(this.dir, name);
+      const fh = await open(path, "r").catch(() => undefined);
+      if (!fh) continue;
+      const head = Buffer.alloc(HEADER);
+      try {
+        await fh.read(head, 0, HEADER, 0);
+      } finally {
+        await fh.close();
+      }
+      const expiry = expiryOf(head);
+      if (expiry !== 0 && expiry < now) await unlink(path).catch(() => {});
+    }
   }
 
   async delete(key: string): Promise<void> {

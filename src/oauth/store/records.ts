@@ -49,7 +49,9 @@ export class CredentialRecords {
 
   /** Stored under a digest of the state, so the state itself is not a store key. */
   async putPending(state: string, record: PendingRecord): Promise<void> {
-    await this.store.put(key("pending", sha256Hex(state)), JSON.stringify(record));
+    await this.store.put(key("pending", sha256Hex(state)), JSON.stringify(record), {
+      expiresAt: record.expires_at,
+    });
   }
   /** Reads and deletes: a state is redeemed once, whatever happens next. */
   async takePending(state: string): Promise<PendingRecord | undefined> {
