@@ -1,5 +1,5 @@
 /** @module The OAuth client of toolpacks: one per process, holding every upstream's UpstreamAuth and the flows. */
-import { checkCallback, startAuthorization } from "./authorize.js";
+import { assertAuthorizationCodeCapable, checkCallback, startAuthorization } from "./authorize.js";
 import type { BearerChallenge } from "./challenge.js";
 import { discover } from "./discovery.js";
 import { OAuthFlowError } from "./errors.js";
@@ -141,6 +141,7 @@ export class OAuthClient {
       );
     const who = principalOf(up, principal);
     const d = opts.discovery ?? (await this.discover(up));
+    assertAuthorizationCodeCapable(d.as); // before registering anything there
     const redirectUri = opts.redirectUri ?? this.redirectUri;
     const client = await clientFor(this.clientContext(up, d, redirectUri));
     const previous = (await this.records.grant(upstream, who))?.scopes;
@@ -182,14 +183,14 @@ export class OAuthClient {
         "registration",
         `the client of this authorization of ${up.name} is gone: start again`,
       );
-    const params2 = {
+    const form = {
       grant_type: "authorization_code",
       code,
       redirect_uri: pending.redirect_uri,
       code_verifier: pending.code_verifier,
       resource: pending.resource,
     };
-    const t = await requestToken(this.fetch, pending.token_endpoint, client, params2, "redeeming the code");
+    const t = await requestToken(this.fetch, pending.token_endpoint, client, form, "redeeming the code");
     const grant = grantFrom(
       t,
       {
