@@ -3,6 +3,7 @@
 import { Command } from "commander";
 import { registerCheck } from "./commands/check.js";
 import { registerInit } from "./commands/init.js";
+import { registerLogin } from "./commands/login.js";
 import { registerServe } from "./commands/serve.js";
 import { registerToolsets } from "./commands/toolsets.js";
 import { VERSION } from "./version.js";
@@ -17,5 +18,6 @@ registerCheck(program);
 registerToolsets(program);
 registerServe(program);
 registerInit(program);
+registerLogin(program);
 
 await program.parseAsync(process.argv);

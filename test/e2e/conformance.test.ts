@@ -2,10 +2,9 @@
  * The @modelcontextprotocol/conformance server suite (0.1.13, active scenarios) run against `toolpacks serve`
  * in front of the conformance fixture: whatever the proxy adds or drops on the way shows up as a failed check.
  */
-import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { ROOT, type Served, serve, startListening, tempDir } from "../helpers/proc.js";
+import { ROOT, runScript, type Served, serve, startListening, tempDir } from "../helpers/proc.js";
 
 /** Scenarios in the active suite of conformance 0.1.13 (`conformance list --server` minus the pending ones). */
 const ACTIVE_SCENARIOS = 30;
@@ -53,22 +52,9 @@ afterAll(async () => {
   tmp.cleanup();
 });
 
-function runSuite(url: string): Promise<{ code: number | null; out: string }> {
-  return new Promise((ok, fail) => {
-    const child = spawn(process.execPath, [join(ROOT, "test/conformance/run-suite.mjs"), "--url", url], {
-      cwd: ROOT,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let out = "";
-    child.stdout.on("data", (c: Buffer) => {
-      out += c.toString();
-    });
-    child.stderr.on("data", (c: Buffer) => {
-      out += c.toString();
-    });
-    child.once("error", fail);
-    child.once("exit", (code) => ok({ code, out }));
-  });
+async function runSuite(url: string): Promise<{ code: number | null; out: string }> {
+  const run = await runScript(join(ROOT, "test/conformance/run-suite.mjs"), ["--url", url]);
+  return { code: run.code, out: run.stdout + run.stderr };
 }
 
 async function expectAllPass(url: string, what: string): Promise<void> {

@@ -147,24 +147,16 @@ export interface Run {
   stderr: string;
 }
 
-/** Runs `toolpacks ARGS` to its end, stdout and stderr piped (not a terminal); `undefined` env values unset. */
-export function runCli(
-  args: string[],
-  options: { cwd?: string; env?: Record<string, string | undefined> } = {},
-): Promise<Run> {
-  return runScript(CLI, args, options);
-}
-
-/** Runs a Node script (ours: the CLI, a conformance runner) to its end. */
-export function runScript(
-  script: string,
+/** Runs a command to its end, stdout and stderr piped (not a terminal); `undefined` env values unset. */
+export function runToEnd(
+  command: string,
   args: string[],
   options: { cwd?: string; env?: Record<string, string | undefined> } = {},
 ): Promise<Run> {
   const env: Record<string, string | undefined> = { ...process.env, ...options.env };
   for (const [k, v] of Object.entries(env)) if (v === undefined) delete env[k];
   return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, [script, ...args], {
+    const proc = spawn(command, args, {
       cwd: options.cwd ?? ROOT,
       env,
       stdio: ["ignore", "pipe", "pipe"],
@@ -180,6 +172,23 @@ export function runScript(
     proc.once("error", reject);
     proc.once("close", (code) => resolve({ code, stdout, stderr }));
   });
+}
+
+/** Runs a Node script (ours: the CLI, a conformance runner) to its end, on this Node. */
+export function runScript(
+  script: string,
+  args: string[],
+  options: { cwd?: string; env?: Record<string, string | undefined> } = {},
+): Promise<Run> {
+  return runToEnd(process.execPath, [script, ...args], options);
+}
+
+/** Runs `toolpacks ARGS` to its end. */
+export function runCli(
+  args: string[],
+  options: { cwd?: string; env?: Record<string, string | undefined> } = {},
+): Promise<Run> {
+  return runScript(CLI, args, options);
 }
 
 /** Polls `check` until it gives something truthy; fails naming `what` after `ms` (a wait, never an assertion). */
