@@ -25,20 +25,45 @@ const out = join(root, "bench", "data", "catalog.json");
 const SERVERS = [
   { package: "@modelcontextprotocol/server-everything", version: "2026.8.31", args: ["stdio"] },
   { package: "@modelcontextprotocol/server-filesystem", version: "2026.8.31", args: ["{tmp}"] },
-  { package: "@modelcontextprotocol/server-memory", version: "2026.8.31", env: { MEMORY_FILE_PATH: "{tmp}/memory.jsonl" } },
+  {
+    package: "@modelcontextprotocol/server-memory",
+    version: "2026.8.31",
+    env: { MEMORY_FILE_PATH: "{tmp}/memory.jsonl" },
+  },
   { package: "@modelcontextprotocol/server-sequential-thinking", version: "2026.8.31" },
-  { package: "@modelcontextprotocol/server-github", version: "2025.4.8", env: { GITHUB_PERSONAL_ACCESS_TOKEN: "dummy" } },
+  {
+    package: "@modelcontextprotocol/server-github",
+    version: "2025.4.8",
+    env: { GITHUB_PERSONAL_ACCESS_TOKEN: "dummy" },
+  },
   {
     package: "@modelcontextprotocol/server-gitlab",
     version: "2025.4.25",
     env: { GITLAB_PERSONAL_ACCESS_TOKEN: "dummy", GITLAB_API_URL: "http://127.0.0.1:9/api/v4" },
   },
-  { package: "@modelcontextprotocol/server-slack", version: "2025.4.25", env: { SLACK_BOT_TOKEN: "xoxb-dummy", SLACK_TEAM_ID: "T0000" } },
+  {
+    package: "@modelcontextprotocol/server-slack",
+    version: "2025.4.25",
+    env: { SLACK_BOT_TOKEN: "xoxb-dummy", SLACK_TEAM_ID: "T0000" },
+  },
   { package: "@modelcontextprotocol/server-brave-search", version: "0.6.2", env: { BRAVE_API_KEY: "dummy" } },
-  { package: "@modelcontextprotocol/server-google-maps", version: "0.6.2", env: { GOOGLE_MAPS_API_KEY: "dummy" } },
-  { package: "@modelcontextprotocol/server-postgres", version: "0.6.2", args: ["postgresql://127.0.0.1:9/dummy"] },
+  {
+    package: "@modelcontextprotocol/server-google-maps",
+    version: "0.6.2",
+    env: { GOOGLE_MAPS_API_KEY: "dummy" },
+  },
+  {
+    package: "@modelcontextprotocol/server-postgres",
+    version: "0.6.2",
+    args: ["postgresql://127.0.0.1:9/dummy"],
+  },
   // Connects at start: a throw-away redis-server on a loopback port is started for it (skipped without one).
-  { package: "@modelcontextprotocol/server-redis", version: "2025.4.25", args: ["redis://127.0.0.1:{redisPort}"], redis: true },
+  {
+    package: "@modelcontextprotocol/server-redis",
+    version: "2025.4.25",
+    args: ["redis://127.0.0.1:{redisPort}"],
+    redis: true,
+  },
   { package: "@modelcontextprotocol/server-puppeteer", version: "2025.5.12" },
   { package: "@notionhq/notion-mcp-server", version: "2.5.2", env: { NOTION_TOKEN: "ntn_dummy" } },
   { package: "mcp-server-kubernetes", version: "4.1.7" },
@@ -55,7 +80,8 @@ const SERVERS = [
     package: "@gongrzhe/server-gmail-autoauth-mcp",
     version: "1.1.11",
     files: {
-      ".gmail-mcp/gcp-oauth.keys.json": '{"installed":{"client_id":"dummy","client_secret":"dummy","redirect_uris":["http://127.0.0.1:9"]}}',
+      ".gmail-mcp/gcp-oauth.keys.json":
+        '{"installed":{"client_id":"dummy","client_secret":"dummy","redirect_uris":["http://127.0.0.1:9"]}}',
       ".gmail-mcp/credentials.json": '{"access_token":"dummy","refresh_token":"dummy"}',
     },
   },
@@ -85,10 +111,18 @@ function install(server) {
   writeFileSync(join(dir, "package.json"), JSON.stringify({ private: true }));
   const r = spawnSync(
     "npm",
-    ["install", "--no-audit", "--no-fund", "--ignore-scripts", "--save-exact", `${server.package}@${server.version}`],
+    [
+      "install",
+      "--no-audit",
+      "--no-fund",
+      "--ignore-scripts",
+      "--save-exact",
+      `${server.package}@${server.version}`,
+    ],
     { cwd: dir, stdio: ["ignore", "ignore", "pipe"], encoding: "utf8" },
   );
-  if (r.status !== 0) throw new Error(`npm install failed: ${r.stderr.trim().split("\n").slice(-3).join(" | ")}`);
+  if (r.status !== 0)
+    throw new Error(`npm install failed: ${r.stderr.trim().split("\n").slice(-3).join(" | ")}`);
   return pkgDir;
 }
 
@@ -103,7 +137,10 @@ function binOf(pkgDir) {
   return { name, path: join(pkgDir, bins[name]), version: meta.version, description: meta.description ?? "" };
 }
 
-const LooseList = z.looseObject({ tools: z.array(z.looseObject({ name: z.string() })), nextCursor: z.string().optional() });
+const LooseList = z.looseObject({
+  tools: z.array(z.looseObject({ name: z.string() })),
+  nextCursor: z.string().optional(),
+});
 
 function fill(value, vars) {
   return value.replace(/\{(\w+)\}/g, (m, k) => vars[k] ?? m);
@@ -123,9 +160,13 @@ function freePort() {
 /** A redis-server with no persistence on a loopback port; resolves once it accepts connections. */
 async function startRedis() {
   const port = await freePort();
-  const child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], {
-    stdio: ["ignore", "pipe", "ignore"],
-  });
+  const child = spawn(
+    "redis-server",
+    ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+    {
+      stdio: ["ignore", "pipe", "ignore"],
+    },
+  );
   await new Promise((ok, fail) => {
     child.once("error", fail);
     child.stdout.on("data", (b) => {
@@ -172,9 +213,13 @@ async function listTools(server, bin) {
     do {
       // Raw tools/list: definitions exactly as the server sends them (the SDK's typed listTools rejects
       // e.g. server-gitlab's schemas, whose root lacks type "object", and would drop nothing we need).
-      const page = await client.request({ method: "tools/list", params: cursor ? { cursor } : {} }, LooseList, {
-        timeout: 60_000,
-      });
+      const page = await client.request(
+        { method: "tools/list", params: cursor ? { cursor } : {} },
+        LooseList,
+        {
+          timeout: 60_000,
+        },
+      );
       tools.push(...page.tools);
       cursor = page.nextCursor;
     } while (cursor);
@@ -189,7 +234,9 @@ async function listTools(server, bin) {
 }
 
 async function main() {
-  const only = process.argv.includes("--only") ? process.argv[process.argv.indexOf("--only") + 1].split(",") : null;
+  const only = process.argv.includes("--only")
+    ? process.argv[process.argv.indexOf("--only") + 1].split(",")
+    : null;
   const previous = existsSync(out) ? JSON.parse(readFileSync(out, "utf8")) : { servers: [] };
   const servers = [];
   const failed = [];
@@ -219,7 +266,9 @@ async function main() {
   const total = servers.reduce((n, s) => n + s.tools.length, 0);
   mkdirSync(dirname(out), { recursive: true });
   writeFileSync(out, `${JSON.stringify({ servers }, null, 1)}\n`);
-  console.log(`${servers.length} servers, ${total} tools → ${out}${failed.length ? `; failed: ${failed.join(", ")}` : ""}`);
+  console.log(
+    `${servers.length} servers, ${total} tools → ${out}${failed.length ? `; failed: ${failed.join(", ")}` : ""}`,
+  );
   if (servers.length < 8 || total < 300) process.exitCode = 1;
 }
 

@@ -1,7 +1,7 @@
 /** @module Tool-search bench: ranking quality on the labelled queries, tools/list bytes listed vs deferred, latency and build time. */
 // Usage: npm run build && node bench/search/run.mjs   (writes bench/results/search.json, prints markdown)
 import { mkdirSync, writeFileSync } from "node:fs";
-import { cpus } from "node:os";
+import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
 import { toolsetsToolDef } from "../../dist/proxy/toolsets-tool.js";
 import { buildIndex, DEFAULT_RANKING, deferredToolDefs } from "../../dist/search/index.js";
@@ -79,20 +79,30 @@ function speed(set) {
   }
   for (const q of queries) built.search(q.query, { limit: 5 }); // warm-up
   const times = [];
+  // On a shared machine a search is often preempted: each query's best round is what the code costs.
+  const best = queries.map(() => Number.POSITIVE_INFINITY);
+  const cpu0 = process.cpuUsage();
   for (let round = 0; round < ROUNDS; round++) {
-    for (const q of queries) {
+    queries.forEach((q, i) => {
       const t0 = process.hrtime.bigint();
       built.search(q.query, { limit: 5 });
-      times.push(Number(process.hrtime.bigint() - t0) / 1e6);
-    }
+      const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+      times.push(ms);
+      best[i] = Math.min(best[i], ms);
+    });
   }
+  const cpu = process.cpuUsage(cpu0);
   times.sort((a, b) => a - b);
+  best.sort((a, b) => a - b);
   builds.sort((a, b) => a - b);
   return {
     tools: set.length,
     searches: times.length,
     p50Ms: round(percentile(times, 50), 3),
     p99Ms: round(percentile(times, 99), 3),
+    bestOfRoundsP50Ms: round(percentile(best, 50), 3),
+    bestOfRoundsP99Ms: round(percentile(best, 99), 3),
+    cpuMeanMs: round((cpu.user + cpu.system) / 1000 / times.length, 3),
     buildMs: round(builds[1], 1),
   };
 }
@@ -103,6 +113,8 @@ const result = {
   date: new Date().toISOString(),
   node: process.version,
   cpu: cpus()[0]?.model ?? "unknown",
+  // Latency is wall time on a shared machine: the load says how much to trust it.
+  loadAverage: loadavg().map((x) => round(x, 1)),
   catalog: {
     servers: catalog.servers.map((s) => `${s.package}@${s.version} (${s.tools.length})`),
     tools: entries.length,
@@ -112,13 +124,15 @@ const result = {
   quality: Object.fromEntries(
     Object.entries(quality).map(([k, v]) => [k, { n: v.n, strict: v.strict, lenient: v.lenient }]),
   ),
-  misses: quality.eval.ranks.filter((r) => r.lenient !== 1).map(({ id, query, want, lenient, top }) => ({
-    id,
-    query,
-    want,
-    rank: lenient || null,
-    top,
-  })),
+  misses: quality.eval.ranks
+    .filter((r) => r.lenient !== 1)
+    .map(({ id, query, want, lenient, top }) => ({
+      id,
+      query,
+      want,
+      rank: lenient || null,
+      top,
+    })),
   toolsList: {
     listedBytes,
     listedTokens: Math.round(listedBytes / 4),
@@ -144,10 +158,14 @@ const lines = [
   `| whole catalog listed | ${listedBytes} | ${Math.round(listedBytes / 4)} |`,
   `| deferred (find_tools + call_tool + list_server_toolsets) | ${deferredBytes} | ${Math.round(deferredBytes / 4)} |`,
   "",
-  "| tools indexed | search p50 (ms) | search p99 (ms) | index build (ms) |",
-  "| --- | --- | --- | --- |",
-  ...speeds.map((s) => `| ${s.tools} | ${s.p50Ms} | ${s.p99Ms} | ${s.buildMs} |`),
+  "| tools indexed | search p50 (ms) | search p99 (ms) | best-of-rounds p50 / p99 (ms) | CPU per search (ms) | index build (ms) |",
+  "| --- | --- | --- | --- | --- | --- |",
+  ...speeds.map(
+    (s) =>
+      `| ${s.tools} | ${s.p50Ms} | ${s.p99Ms} | ${s.bestOfRoundsP50Ms} / ${s.bestOfRoundsP99Ms} | ${s.cpuMeanMs} | ${s.buildMs} |`,
+  ),
   "",
-  `Misses at rank 1 on eval: ${result.misses.length} (see bench/results/search.json).`,
+  `Misses at rank 1 on eval: ${result.misses.length} (see bench/results/search.json). ` +
+    `Load average while measuring: ${result.loadAverage.join(", ")} on ${cpus().length} cores.`,
 ];
 console.log(lines.join("\n"));

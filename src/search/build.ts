@@ -20,13 +20,15 @@ export const DEFAULT_RANKING: Ranking = Object.freeze({
   // Off: on the tuning split it found nothing exact and prefix matching missed, and it costs time.
   fuzzyMinLength: 0,
   fuzzyWeight: 0.2,
-  synonymWeight: 0.6,
+  synonymWeight: 0.7,
   synonymFields: Object.freeze(["name", "title", "summary"] as const),
   bm25: Object.freeze({ k: 2, b: 1, d: 0.5 }),
 });
 
 const FIELDS: readonly SearchField[] = ["name", "title", "summary", "description", "params", "toolset"];
 const EMPTY_SCHEMA = Object.freeze({ type: "object" });
+/** A query's distinct terms past this many are ignored: a pasted page must not cost a pasted page's time. */
+export const MAX_QUERY_TERMS = 32;
 
 /** One distinct tool: its first entry, and every toolset that offers it. */
 interface Doc {
@@ -91,7 +93,7 @@ function search(
 ): SearchResult {
   const inToolset = (id: number) => toolset === undefined || docs[id]!.toolsets.includes(toolset);
   const max = Math.max(1, Math.floor(limit));
-  const typed = queryTerms(query);
+  const typed = [...new Set(queryTerms(query))].slice(0, MAX_QUERY_TERMS);
   if (typed.length === 0) {
     const ids = byNameOrder.filter(inToolset);
     return freezeResult(

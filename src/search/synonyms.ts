@@ -142,7 +142,7 @@ const TABLE: Readonly<Record<string, string>> = {
 const EXPANSIONS: ReadonlyMap<string, readonly string[]> = new Map(
   Object.entries(TABLE).map(([word, also]) => [
     stem(word),
-    also.split(" ").map((w) => (w.includes("_") ? `_${w}` : stem(w))),
+    also.split(" ").map((w) => (w.includes("_") ? w : stem(w))),
   ]),
 );
 

@@ -25,9 +25,8 @@ const EDGE_SEPARATORS = /^[_\-./]+|[_\-./]+$/g;
 
 /**
  * Splits text into terms: every word of an identifier (`createIssue`, `list_open-PRs`, `owner/repo`) and
- * the whole identifier as `_create_issue` (so `createIssue`, `create-issue` and `create_issue` meet), all
- * lower case. The leading `_` keeps whole identifiers out of word prefixes: `creat` must not walk every
- * `create_…` name of a large catalog. Stop words and stemming are left to {@link normalize}.
+ * the whole identifier joined by `_` (so `createIssue`, `create-issue` and `create_issue` meet), all
+ * lower case. Stop words and stemming are left to {@link normalize}.
  */
 export function tokenize(text: string): string[] {
   const out: string[] = [];
@@ -39,7 +38,7 @@ export function tokenize(text: string): string[] {
       for (const word of piece.split(CASE_BOUNDARY)) if (word) parts.push(word.toLowerCase());
     }
     out.push(...parts);
-    if (parts.length > 1 && !isNumberLike(parts)) out.push(`_${parts.join("_")}`);
+    if (parts.length > 1 && !isNumberLike(parts)) out.push(parts.join("_"));
   }
   return out;
 }
@@ -60,9 +59,9 @@ export function normalize(term: string): string | null {
 const VOWEL = /[aeiouy]/;
 
 /**
- * A light English stemmer, enough that `issues`/`issue`, `creating`/`created`/`create` and
- * `repositories`/`repository` meet; the same function runs on documents and queries, so a rough cut
- * only has to be consistent.
+ * A light English stemmer, enough that `issues`/`issue`, `creating`/`created`/`create`,
+ * `repositories`/`repository`, `recently`/`recent` and `reviewers`/`review` meet; the same function runs
+ * on documents and queries, so a rough cut only has to be consistent.
  */
 export function stem(word: string): string {
   if (word.length <= 3 || /\d/.test(word)) return word;
@@ -72,6 +71,7 @@ export function stem(word: string): string {
   else if (w.endsWith("s") && !/(ss|us|is)$/.test(w)) w = w.slice(0, -1);
   let cut = false;
   if (w.endsWith("ly") && w.length > 5) return w.slice(0, -2);
+  if (w.endsWith("er") && w.length > 6) return w.slice(0, -2);
   if (w.endsWith("ing") && w.length > 5 && VOWEL.test(w.slice(0, -3))) {
     w = w.slice(0, -3);
     cut = true;

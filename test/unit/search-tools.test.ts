@@ -1,13 +1,13 @@
 /** @module find_tools/call_tool: definitions within 2 KB, argument parsing, the result's shape; and the tokeniser. */
 import { describe, expect, it } from "vitest";
 import { toolsetsToolDef } from "../../src/proxy/toolsets-tool.js";
+import { queryTerms, stem, tokenize } from "../../src/search/tokenize.js";
 import {
   deferredToolDefs,
   findToolsResult,
   parseCallToolArgs,
   parseFindToolsArgs,
 } from "../../src/search/tools.js";
-import { queryTerms, stem, tokenize } from "../../src/search/tokenize.js";
 
 describe("deferred definitions", () => {
   it("find_tools + call_tool + list_server_toolsets list in at most 2 KB, whatever the catalog", () => {
@@ -17,7 +17,11 @@ describe("deferred definitions", () => {
 
   it("find_tools is read-only, idempotent and closed-world; call_tool is neither read-only nor closed", () => {
     const [find, call] = deferredToolDefs;
-    expect(find?.annotations).toMatchObject({ readOnlyHint: true, idempotentHint: true, openWorldHint: false });
+    expect(find?.annotations).toMatchObject({
+      readOnlyHint: true,
+      idempotentHint: true,
+      openWorldHint: false,
+    });
     expect(call?.annotations).toMatchObject({ readOnlyHint: false, openWorldHint: true });
   });
 });
@@ -86,6 +90,7 @@ describe("findToolsResult", () => {
 });
 
 describe("tokenize", () => {
+  // Whole identifiers carry a leading "" so that word prefixes (creat…) never walk every create_… name.
   it.each([
     ["createIssue", ["create", "issue", "create_issue"]],
     ["create_issue", ["create", "issue", "create_issue"]],
@@ -115,6 +120,9 @@ describe("stem and stop words", () => {
     ["status", "status"],
     ["files", "fil"],
     ["get", "get"],
+    ["reviewers", "review"],
+    ["installer", "install"],
+    ["recently", "recent"],
   ])("%s → %s", (word, stemmed) => {
     expect(stem(word)).toBe(stemmed);
   });

@@ -3,7 +3,11 @@ import { describe, expect, it } from "vitest";
 import { buildIndex } from "../../src/search/build.js";
 import type { SearchEntry } from "../../src/search/types.js";
 
-const github = { toolset: "github", toolsetTitle: "GitHub", toolsetDescription: "Issues and pull requests on GitHub" };
+const github = {
+  toolset: "github",
+  toolsetTitle: "GitHub",
+  toolsetDescription: "Issues and pull requests on GitHub",
+};
 const files = { toolset: "files", toolsetTitle: "Files", toolsetDescription: "Read and write local files" };
 const chat = { toolset: "chat", toolsetTitle: "Slack", toolsetDescription: "Messages in Slack channels" };
 
@@ -91,8 +95,13 @@ describe("toolset filter", () => {
       { name: "pong", description: "Unrelated", toolset: "b" },
     ]);
     expect(shared.size).toBe(2);
-    expect(shared.search("ping", { limit: 5 }).tools.map((t) => [t.name, t.toolset])).toEqual([["ping", "a"]]);
-    expect(shared.search("ping", { limit: 5, toolset: "b" }).tools[0]).toMatchObject({ name: "ping", toolset: "b" });
+    expect(shared.search("ping", { limit: 5 }).tools.map((t) => [t.name, t.toolset])).toEqual([
+      ["ping", "a"],
+    ]);
+    expect(shared.search("ping", { limit: 5, toolset: "b" }).tools[0]).toMatchObject({
+      name: "ping",
+      toolset: "b",
+    });
     expect(shared.search("health", { limit: 5 }).tools[0]?.name).toBe("ping");
   });
 });
@@ -110,6 +119,12 @@ describe("limit and total", () => {
 
   it("a limit below 1 still returns one hit", () => {
     expect(index.search("issue", { limit: 0 }).tools).toHaveLength(1);
+  });
+
+  it("a query's terms past the 32nd are ignored, so a pasted page costs no more than a long query", () => {
+    const filler = Array.from({ length: 40 }, (_, i) => `word${i}x`).join(" ");
+    expect(index.search(`${filler} merge`, { limit: 5 })).toEqual({ tools: [], total: 0 });
+    expect(first(`merge ${filler}`)).toBe("merge_pull_request");
   });
 
   it("a query that matches nothing returns no hits and a total of 0", () => {
@@ -137,13 +152,22 @@ describe("empty query", () => {
   it.each(["", "   ", "please can you"])("%j lists tools in name order, total being all of them", (query) => {
     const result = index.search(query, { limit: 3 });
     expect(result.total).toBe(CATALOG.length);
-    expect(result.tools.map((t) => t.name)).toEqual(["add_issue_comment", "create_issue", "create_pull_request"]);
+    expect(result.tools.map((t) => t.name)).toEqual([
+      "add_issue_comment",
+      "create_issue",
+      "create_pull_request",
+    ]);
   });
 
   it("with a toolset, lists that toolset's tools", () => {
     const result = index.search("", { limit: 20, toolset: "files" });
     expect(result.total).toBe(4);
-    expect(result.tools.map((t) => t.name)).toEqual(["listDirectory", "read_file", "searchFiles", "write_file"]);
+    expect(result.tools.map((t) => t.name)).toEqual([
+      "listDirectory",
+      "read_file",
+      "searchFiles",
+      "write_file",
+    ]);
   });
 });
 
