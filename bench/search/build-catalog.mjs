@@ -8,13 +8,13 @@
 // live MySQL), @atlassian-dc-mcp/jira (a dependency 404s at install).
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { z } from "zod";
+import { freePort } from "../lib/proc.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, "..", "..");
@@ -144,17 +144,6 @@ const LooseList = z.looseObject({
 
 function fill(value, vars) {
   return value.replace(/\{(\w+)\}/g, (m, k) => vars[k] ?? m);
-}
-
-function freePort() {
-  return new Promise((ok, fail) => {
-    const srv = createServer();
-    srv.once("error", fail);
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address();
-      srv.close(() => ok(port));
-    });
-  });
 }
 
 /** A redis-server with no persistence on a loopback port; resolves once it accepts connections. */

@@ -11,9 +11,10 @@ export const findToolsDef: ToolDef = Object.freeze({
   name: FIND_TOOLS,
   title: "Find tools",
   description:
-    "Search the tools this server holds back from the tool list. Describe the task in plain words " +
-    '("open an issue in my GitHub repo", "list files in a folder") or give a tool name. Returns the ' +
-    "best matches with their inputSchema; run one with call_tool. Search again with other words if none fits.",
+    "Search the tools this server keeps out of the tool list. Describe the task in plain words " +
+    '("open an issue in my GitHub repo", "list files in a folder") or give a tool name; an empty query ' +
+    "lists them by name. Returns the best matches with their inputSchema, and how many matched; run one " +
+    "with call_tool. If none fits, search again with other words.",
   inputSchema: Object.freeze({
     type: "object",
     properties: {
