@@ -1,0 +1,94 @@
+/** @module The search bench's shared parts: the catalog as deferred search entries, the labelled queries, and the scoring. */
+import { readFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const here = dirname(fileURLToPath(import.meta.url));
+export const root = resolve(here, "..", "..");
+
+export function loadJson(rel) {
+  return JSON.parse(readFileSync(join(root, rel), "utf8"));
+}
+
+/** `@modelcontextprotocol/server-github` → `github`, `@sentry/mcp-server` → `sentry`, `firecrawl-mcp` → `firecrawl`. */
+export function slugOf(pkg) {
+  const [scope, name] = pkg.startsWith("@") ? pkg.slice(1).split("/") : ["", pkg];
+  const words = name.split("-").filter((w) => w !== "mcp" && w !== "server");
+  return words.length ? words.join("-") : scope;
+}
+
+/**
+ * Every tool of the catalog as one deferred toolset per server, named as toolpacks would expose it: a
+ * server whose tool names collide with another's gets a `slug_` prefix (what a user would write as the
+ * upstream's `prefix:`), the others keep their names. Returns the entries and `key(package, tool) → name`.
+ */
+export function catalogEntries(catalog) {
+  const owners = new Map();
+  for (const s of catalog.servers) for (const t of s.tools) owners.set(t.name, (owners.get(t.name) ?? 0) + 1);
+  const entries = [];
+  const definitions = [];
+  const exposed = new Map();
+  for (const s of catalog.servers) {
+    const slug = slugOf(s.package);
+    const prefix = s.tools.some((t) => owners.get(t.name) > 1) ? `${slug.replace(/-/g, "_")}_` : "";
+    for (const t of s.tools) {
+      const name = prefix + t.name;
+      exposed.set(key(s.package, t.name), name);
+      definitions.push({ ...t, name });
+      entries.push({
+        name,
+        ...(t.title === undefined ? {} : { title: t.title }),
+        ...(t.description === undefined ? {} : { description: t.description }),
+        inputSchema: t.inputSchema,
+        toolset: slug,
+        toolsetTitle: s.package,
+        toolsetDescription: s.description ?? "",
+      });
+    }
+  }
+  // definitions: what tools/list would carry if these toolsets were listed (the upstream's, renamed).
+  return { entries, exposed, definitions };
+}
+
+export function key(pkg, tool) {
+  return `${pkg}\u0000${tool}`;
+}
+
+/**
+ * recall@1, recall@5 and MRR (reciprocal rank within the first 20, find_tools' largest limit), strict
+ * (the expected tool only) and lenient (the expected tool or a listed equivalent).
+ */
+export function score(index, queries, exposed) {
+  const ranks = queries.map((q) => {
+    const names = index.search(q.query, { limit: 20 }).tools.map((t) => t.name);
+    const want = exposed.get(key(q.expected.package, q.expected.tool));
+    const also = new Set([want, ...(q.equivalent ?? []).map((e) => exposed.get(key(e.package, e.tool)))]);
+    const strict = names.indexOf(want) + 1;
+    const lenient = names.findIndex((n) => also.has(n)) + 1;
+    return { id: q.id, query: q.query, want, strict, lenient, top: names.slice(0, 3) };
+  });
+  const agg = (field) => {
+    const rs = ranks.map((r) => r[field]);
+    const at = (k) => rs.filter((r) => r > 0 && r <= k).length / rs.length;
+    const mrr = rs.reduce((s, r) => s + (r > 0 ? 1 / r : 0), 0) / rs.length;
+    return { recall1: round(at(1)), recall5: round(at(5)), mrr: round(mrr) };
+  };
+  return { n: queries.length, strict: agg("strict"), lenient: agg("lenient"), ranks };
+}
+
+export function round(x, digits = 3) {
+  const f = 10 ** digits;
+  return Math.round(x * f) / f;
+}
+
+/** A small seeded generator (mulberry32), so synthesised catalogs are the same on every run. */
+export function rng(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}

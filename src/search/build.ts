@@ -1,0 +1,211 @@
+/** @module `buildIndex`: one immutable BM25 index (minisearch) over a resolution's deferred tools. */
+import MiniSearch, { type QueryCombination } from "minisearch";
+import { expand } from "./synonyms.js";
+import { normalize, queryTerms, tokenize } from "./tokenize.js";
+import type {
+  Ranking,
+  SearchEntry,
+  SearchField,
+  SearchOptions,
+  SearchResult,
+  ToolHit,
+  ToolIndex,
+} from "./types.js";
+
+/** Tuned on bench/data/queries.json's tuning split (bench/search/tune.mjs); see bench/search/README.md. */
+export const DEFAULT_RANKING: Ranking = Object.freeze({
+  boost: Object.freeze({ name: 3, title: 1, summary: 3, description: 0.25, params: 0.5, toolset: 3 }),
+  prefixMinLength: 4,
+  prefixWeight: 0.3,
+  // Off: on the tuning split it found nothing exact and prefix matching missed, and it costs time.
+  fuzzyMinLength: 0,
+  fuzzyWeight: 0.2,
+  synonymWeight: 0.7,
+  synonymFields: Object.freeze(["name", "title", "summary"] as const),
+  bm25: Object.freeze({ k: 2, b: 1, d: 0.5 }),
+});
+
+const FIELDS: readonly SearchField[] = ["name", "title", "summary", "description", "params", "toolset"];
+const EMPTY_SCHEMA = Object.freeze({ type: "object" });
+/** A query's distinct terms past this many are ignored: a pasted page must not cost a pasted page's time. */
+export const MAX_QUERY_TERMS = 32;
+
+/** One distinct tool: its first entry, and every toolset that offers it. */
+interface Doc {
+  readonly entry: SearchEntry;
+  readonly toolsets: string[];
+  readonly fields: Record<SearchField, string>;
+}
+
+/**
+ * Builds the index once; the result is immutable and safe to share. Entries with the same name are one
+ * tool offered by several toolsets (their definitions are the exposed one, so the first is kept).
+ */
+export function buildIndex(entries: readonly SearchEntry[], ranking: Ranking = DEFAULT_RANKING): ToolIndex {
+  const docs: Doc[] = [];
+  const byName = new Map<string, Doc>();
+  for (const entry of entries) {
+    const seen = byName.get(entry.name);
+    if (seen) {
+      if (!seen.toolsets.includes(entry.toolset)) {
+        seen.toolsets.push(entry.toolset);
+        seen.fields.toolset += `\n${toolsetText(entry)}`;
+      }
+      continue;
+    }
+    const doc: Doc = {
+      entry,
+      toolsets: [entry.toolset],
+      fields: {
+        name: entry.name,
+        title: entry.title ?? "",
+        ...splitDescription(entry.description ?? ""),
+        params: paramsText(entry.inputSchema),
+        toolset: toolsetText(entry),
+      },
+    };
+    byName.set(entry.name, doc);
+    docs.push(doc);
+  }
+  const mini = new MiniSearch<number>({
+    fields: [...FIELDS],
+    idField: "id",
+    extractField: (id, field) => (field === "id" ? id : docs[id]?.fields[field as SearchField]),
+    tokenize,
+    processTerm: normalize,
+  });
+  mini.addAll(docs.map((_, i) => i));
+  const byNameOrder = docs.map((_, i) => i).sort((a, b) => compareNames(docs[a]!, docs[b]!));
+  return Object.freeze({
+    size: docs.length,
+    search: (query: string, options: SearchOptions) =>
+      search(mini, docs, byNameOrder, ranking, query, options),
+  });
+}
+
+function search(
+  mini: MiniSearch<number>,
+  docs: readonly Doc[],
+  byNameOrder: readonly number[],
+  ranking: Ranking,
+  query: string,
+  { limit, toolset }: SearchOptions,
+): SearchResult {
+  const inToolset = (id: number) => toolset === undefined || docs[id]!.toolsets.includes(toolset);
+  const max = Math.max(1, Math.floor(limit));
+  const typed = [...new Set(queryTerms(query))].slice(0, MAX_QUERY_TERMS);
+  if (typed.length === 0) {
+    const ids = byNameOrder.filter(inToolset);
+    return freezeResult(
+      ids.slice(0, max).map((id) => hit(docs[id]!, toolset)),
+      ids.length,
+    );
+  }
+  const options = {
+    // Terms arrive normalised: minisearch only splits them back apart.
+    tokenize: (text: string) => text.split(" "),
+    processTerm: (term: string) => term,
+    boost: { ...ranking.boost },
+    bm25: { ...ranking.bm25 },
+    weights: { prefix: ranking.prefixWeight, fuzzy: ranking.fuzzyWeight },
+    ...(toolset === undefined ? {} : { filter: (r: { id: unknown }) => inToolset(r.id as number) }),
+  };
+  const typedQuery: QueryCombination = {
+    queries: [typed.join(" ")],
+    combineWith: "OR",
+    prefix: (term: string) => ranking.prefixMinLength > 0 && term.length >= ranking.prefixMinLength,
+    fuzzy: (term: string) =>
+      ranking.fuzzyMinLength > 0 && term.length >= ranking.fuzzyMinLength ? 1 : false,
+  };
+  const added = ranking.synonymWeight > 0 ? expand(typed) : [];
+  // Words a query gained by expansion count less, match only exactly, and only in the fields that say
+  // what a tool does: cheaper, and a synonym in a long usage note is noise.
+  const addedQuery: QueryCombination = {
+    queries: [added.join(" ")],
+    combineWith: "OR",
+    fields: [...ranking.synonymFields],
+    boostTerm: () => ranking.synonymWeight,
+  };
+  const results = mini.search(
+    { combineWith: "OR", queries: added.length > 0 ? [typedQuery, addedQuery] : [typedQuery] },
+    options,
+  );
+  return freezeResult(
+    top(results, max, docs).map((r) => hit(docs[r.id]!, toolset)),
+    results.length,
+  );
+}
+
+/**
+ * The first `max` results by score, equal scores by name. minisearch has sorted by score already, so
+ * only the run of results tied with the last one kept needs ordering by name.
+ */
+function top<R extends { id: number; score: number }>(sorted: R[], max: number, docs: readonly Doc[]): R[] {
+  if (sorted.length <= max)
+    return [...sorted].sort((a, b) => b.score - a.score || compareNames(docs[a.id]!, docs[b.id]!));
+  let end = max;
+  const last = sorted[max - 1]!.score;
+  while (end < sorted.length && sorted[end]!.score === last) end++;
+  return sorted
+    .slice(0, end)
+    .sort((a, b) => b.score - a.score || compareNames(docs[a.id]!, docs[b.id]!))
+    .slice(0, max);
+}
+
+function hit(doc: Doc, toolset: string | undefined): ToolHit {
+  const { name, title, description, inputSchema } = doc.entry;
+  return Object.freeze({
+    name,
+    ...(title === undefined ? {} : { title }),
+    ...(description === undefined ? {} : { description }),
+    inputSchema: inputSchema ?? EMPTY_SCHEMA,
+    toolset: toolset ?? doc.toolsets[0]!,
+  });
+}
+
+function freezeResult(tools: ToolHit[], total: number): SearchResult {
+  return Object.freeze({ tools: Object.freeze(tools), total });
+}
+
+/** Code-unit order: the same everywhere, unlike localeCompare. */
+function compareNames(a: Doc, b: Doc): number {
+  return a.entry.name < b.entry.name ? -1 : a.entry.name > b.entry.name ? 1 : 0;
+}
+
+function toolsetText(entry: SearchEntry): string {
+  return [entry.toolset, entry.toolsetTitle, entry.toolsetDescription].filter(Boolean).join("\n");
+}
+
+/**
+ * A description's first sentence says what the tool does; the rest is usage advice, caveats and examples,
+ * whose words say less about which tool is meant. They are indexed as two fields, weighed apart.
+ */
+export function splitDescription(text: string): { summary: string; description: string } {
+  const trimmed = text.trim();
+  const end = trimmed.search(/[.!?](\s|$)|\n/);
+  if (end < 0) return { summary: trimmed, description: "" };
+  return { summary: trimmed.slice(0, end + 1), description: trimmed.slice(end + 1) };
+}
+
+/** Property names, descriptions and string enum values of a schema, two levels deep (items included). */
+export function paramsText(schema: unknown, depth = 0): string {
+  if (!isObject(schema) || depth > 2) return "";
+  const parts: string[] = [];
+  const props = schema.properties;
+  if (isObject(props)) {
+    for (const [key, prop] of Object.entries(props)) {
+      parts.push(key);
+      if (!isObject(prop)) continue;
+      if (typeof prop.description === "string") parts.push(prop.description);
+      if (Array.isArray(prop.enum))
+        parts.push(...prop.enum.filter((v): v is string => typeof v === "string"));
+      parts.push(paramsText(prop, depth + 1));
+    }
+  }
+  if (isObject(schema.items)) parts.push(paramsText(schema.items, depth + 1));
+  return parts.filter(Boolean).join("\n");
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,112 @@
+/** @module `find_tools` and `call_tool`: the two tools a session lists instead of its deferred toolsets' tools. */
+import type { ToolDef } from "../catalog/inventory.js";
+import type { SearchResult } from "./types.js";
+
+export const FIND_TOOLS = "find_tools";
+export const CALL_TOOL = "call_tool";
+export const DEFAULT_LIMIT = 5;
+export const MAX_LIMIT = 20;
+
+export const findToolsDef: ToolDef = Object.freeze({
+  name: FIND_TOOLS,
+  title: "Find tools",
+  description:
+    "Search the tools this server keeps out of the tool list. Describe the task in plain words " +
+    '("open an issue in my GitHub repo", "list files in a folder") or give a tool name; an empty query ' +
+    "lists them by name. Returns the best matches with their inputSchema, and how many matched; run one " +
+    "with call_tool. If none fits, search again with other words.",
+  inputSchema: Object.freeze({
+    type: "object",
+    properties: {
+      query: { type: "string", description: "What you want to do, or a tool name." },
+      limit: { type: "integer", minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT },
+      toolset: { type: "string", description: "Search only this toolset." },
+    },
+    required: ["query"],
+    additionalProperties: false,
+  }),
+  annotations: Object.freeze({
+    readOnlyHint: true,
+    idempotentHint: true,
+    destructiveHint: false,
+    openWorldHint: false,
+  }),
+});
+
+export const callToolDef: ToolDef = Object.freeze({
+  name: CALL_TOOL,
+  title: "Call a found tool",
+  description:
+    "Run a tool that find_tools returned: its exact name, and arguments matching its inputSchema. " +
+    "Returns that tool's own result.",
+  inputSchema: Object.freeze({
+    type: "object",
+    properties: {
+      name: { type: "string", description: "The tool's name, as find_tools gave it." },
+      arguments: { type: "object", description: "The tool's arguments." },
+    },
+    required: ["name"],
+    additionalProperties: false,
+  }),
+  annotations: Object.freeze({ readOnlyHint: false, openWorldHint: true }),
+});
+
+/** What a session lists for its deferred toolsets, whatever their size. */
+export const deferredToolDefs: readonly ToolDef[] = Object.freeze([findToolsDef, callToolDef]);
+
+export interface FindToolsArgs {
+  readonly query: string;
+  readonly limit: number;
+  readonly toolset?: string;
+}
+
+export interface CallToolArgs {
+  readonly name: string;
+  readonly arguments: Readonly<Record<string, unknown>>;
+}
+
+/** A parse either gives the arguments or says, for the model, what is wrong (send as -32602). */
+export type Parsed<T> =
+  | { readonly ok: true; readonly value: T }
+  | { readonly ok: false; readonly message: string };
+
+export function parseFindToolsArgs(args: unknown): Parsed<FindToolsArgs> {
+  if (!isRecord(args)) return fail("find_tools takes an object: {query, limit?, toolset?}");
+  const extra = Object.keys(args).find((k) => k !== "query" && k !== "limit" && k !== "toolset");
+  if (extra !== undefined)
+    return fail(`find_tools has no argument "${extra}" (it takes query, limit, toolset)`);
+  const { query, limit = DEFAULT_LIMIT, toolset } = args;
+  if (typeof query !== "string") return fail("query is required: a string saying what you want to do");
+  if (typeof limit !== "number" || !Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT)
+    return fail(`limit must be an integer from 1 to ${MAX_LIMIT}`);
+  if (toolset !== undefined && typeof toolset !== "string") return fail("toolset must be a string");
+  return { ok: true, value: toolset === undefined ? { query, limit } : { query, limit, toolset } };
+}
+
+export function parseCallToolArgs(args: unknown): Parsed<CallToolArgs> {
+  if (!isRecord(args)) return fail("call_tool takes an object: {name, arguments?}");
+  const extra = Object.keys(args).find((k) => k !== "name" && k !== "arguments");
+  if (extra !== undefined)
+    return fail(`call_tool has no argument "${extra}" (put the tool's own arguments in "arguments")`);
+  const { name, arguments: inner = {} } = args;
+  if (typeof name !== "string" || name === "") return fail("name is required: a tool name from find_tools");
+  if (!isRecord(inner)) return fail("arguments must be an object");
+  return { ok: true, value: { name, arguments: inner } };
+}
+
+/** The find_tools result: the hits as structuredContent, and the same JSON as text for older clients. */
+export function findToolsResult(result: SearchResult): {
+  content: [{ type: "text"; text: string }];
+  structuredContent: { tools: SearchResult["tools"]; total: number };
+} {
+  const structuredContent = { tools: result.tools, total: result.total };
+  return { content: [{ type: "text", text: JSON.stringify(structuredContent) }], structuredContent };
+}
+
+function fail(message: string): { ok: false; message: string } {
+  return { ok: false, message };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

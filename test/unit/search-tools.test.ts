@@ -1,0 +1,139 @@
+/** @module find_tools/call_tool: definitions within 2 KB, argument parsing, the result's shape; and the tokeniser. */
+import { describe, expect, it } from "vitest";
+import { toolsetsToolDef } from "../../src/proxy/toolsets-tool.js";
+import { queryTerms, stem, tokenize } from "../../src/search/tokenize.js";
+import {
+  deferredToolDefs,
+  findToolsResult,
+  parseCallToolArgs,
+  parseFindToolsArgs,
+} from "../../src/search/tools.js";
+
+describe("deferred definitions", () => {
+  it("find_tools + call_tool + list_server_toolsets list in at most 2 KB, whatever the catalog", () => {
+    const bytes = Buffer.byteLength(JSON.stringify({ tools: [...deferredToolDefs, toolsetsToolDef] }));
+    expect(bytes).toBeLessThanOrEqual(2048);
+  });
+
+  it("find_tools is read-only, idempotent and closed-world; call_tool is neither read-only nor closed", () => {
+    const [find, call] = deferredToolDefs;
+    expect(find?.annotations).toMatchObject({
+      readOnlyHint: true,
+      idempotentHint: true,
+      openWorldHint: false,
+    });
+    expect(call?.annotations).toMatchObject({ readOnlyHint: false, openWorldHint: true });
+  });
+});
+
+describe("parseFindToolsArgs", () => {
+  it("defaults limit to 5 and keeps a toolset", () => {
+    expect(parseFindToolsArgs({ query: "x" })).toEqual({ ok: true, value: { query: "x", limit: 5 } });
+    expect(parseFindToolsArgs({ query: "x", limit: 20, toolset: "t" })).toEqual({
+      ok: true,
+      value: { query: "x", limit: 20, toolset: "t" },
+    });
+  });
+
+  it.each([
+    [undefined],
+    [[]],
+    [{}],
+    [{ query: 3 }],
+    [{ query: "x", limit: 0 }],
+    [{ query: "x", limit: 21 }],
+    [{ query: "x", limit: 2.5 }],
+    [{ query: "x", limit: "5" }],
+    [{ query: "x", toolset: 1 }],
+    [{ query: "x", max: 3 }],
+  ])("refuses %j with a message for the model", (args) => {
+    const parsed = parseFindToolsArgs(args);
+    expect(parsed.ok).toBe(false);
+    if (!parsed.ok) expect(parsed.message.length).toBeGreaterThan(0);
+  });
+});
+
+describe("parseCallToolArgs", () => {
+  it("takes a name and an arguments object, which defaults to {}", () => {
+    expect(parseCallToolArgs({ name: "a", arguments: { x: 1 } })).toEqual({
+      ok: true,
+      value: { name: "a", arguments: { x: 1 } },
+    });
+    expect(parseCallToolArgs({ name: "a" })).toEqual({ ok: true, value: { name: "a", arguments: {} } });
+  });
+
+  it.each([[null], [{}], [{ name: "" }], [{ name: "a", arguments: [] }], [{ name: "a", x: 1 }]])(
+    "refuses %j",
+    (args) => {
+      expect(parseCallToolArgs(args).ok).toBe(false);
+    },
+  );
+
+  it("a tool argument put beside name is refused with a hint to nest it", () => {
+    const parsed = parseCallToolArgs({ name: "a", path: "/" });
+    expect(parsed).toEqual({ ok: false, message: expect.stringContaining('"arguments"') });
+  });
+});
+
+describe("findToolsResult", () => {
+  it("gives the hits as structuredContent and the same JSON as text", () => {
+    const result = findToolsResult({
+      tools: [{ name: "a", inputSchema: { type: "object" }, toolset: "t" }],
+      total: 7,
+    });
+    expect(result.structuredContent).toEqual({
+      tools: [{ name: "a", inputSchema: { type: "object" }, toolset: "t" }],
+      total: 7,
+    });
+    expect(JSON.parse(result.content[0].text)).toEqual(result.structuredContent);
+  });
+});
+
+describe("tokenize", () => {
+  // Whole identifiers carry a leading "" so that word prefixes (creat…) never walk every create_… name.
+  it.each([
+    ["createIssue", ["create", "issue", "create_issue"]],
+    ["create_issue", ["create", "issue", "create_issue"]],
+    ["create-issue", ["create", "issue", "create_issue"]],
+    ["API-post-search", ["api", "post", "search", "api_post_search"]],
+    ["getHTTPResponse", ["get", "http", "response", "get_http_response"]],
+    ["list_open-PRs", ["list", "open", "prs", "list_open_prs"]],
+    ["owner/repo", ["owner", "repo", "owner_repo"]],
+    ["linear_getIssueById", ["linear", "get", "issue", "by", "id", "linear_get_issue_by_id"]],
+    ["context7", ["context", "7", "context_7"]],
+    ["version 2.0.1, please.", ["version", "2", "0", "1", "please"]],
+  ])("%j → %j", (text, terms) => {
+    expect(tokenize(text)).toEqual(terms);
+  });
+});
+
+describe("stem and stop words", () => {
+  it.each([
+    ["issues", "issu"],
+    ["issue", "issu"],
+    ["creating", "creat"],
+    ["created", "creat"],
+    ["create", "creat"],
+    ["repositories", "repository"],
+    ["running", "run"],
+    ["installed", "install"],
+    ["status", "status"],
+    ["files", "fil"],
+    ["get", "get"],
+    ["reviewers", "review"],
+    ["installer", "install"],
+    ["recently", "recent"],
+  ])("%s → %s", (word, stemmed) => {
+    expect(stem(word)).toBe(stemmed);
+  });
+
+  it("a request's filler words are dropped, identifiers are kept whole", () => {
+    expect(queryTerms("Can you please open the create_issue tool for me")).toEqual([
+      "open",
+      "creat",
+      "issu",
+      "create_issue",
+      "tool",
+    ]);
+  });
+});

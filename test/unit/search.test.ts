@@ -1,0 +1,199 @@
+/** @module Tool search: ranking over a small fixed catalog, the toolset filter, limits, totals, order and empty queries. */
+import { describe, expect, it } from "vitest";
+import { buildIndex } from "../../src/search/build.js";
+import type { SearchEntry } from "../../src/search/types.js";
+
+const github = {
+  toolset: "github",
+  toolsetTitle: "GitHub",
+  toolsetDescription: "Issues and pull requests on GitHub",
+};
+const files = { toolset: "files", toolsetTitle: "Files", toolsetDescription: "Read and write local files" };
+const chat = { toolset: "chat", toolsetTitle: "Slack", toolsetDescription: "Messages in Slack channels" };
+
+const CATALOG: readonly SearchEntry[] = [
+  {
+    name: "create_issue",
+    title: "Create issue",
+    description: "Create a new issue in a repository",
+    inputSchema: {
+      type: "object",
+      properties: { owner: { type: "string" }, repo: { type: "string" }, title: { type: "string" } },
+    },
+    ...github,
+  },
+  { name: "list_issues", description: "List the issues of a repository, filtered by state", ...github },
+  { name: "get_issue", description: "Get one issue by number", ...github },
+  { name: "add_issue_comment", description: "Add a comment to an existing issue", ...github },
+  { name: "create_pull_request", description: "Open a pull request from a branch", ...github },
+  { name: "merge_pull_request", description: "Merge a pull request", ...github },
+  { name: "read_file", description: "Read the contents of a file", ...files },
+  { name: "write_file", description: "Write text to a file, replacing it", ...files },
+  {
+    name: "listDirectory",
+    description: "Entries of a directory",
+    inputSchema: { type: "object", properties: { path: { type: "string", description: "Folder to list" } } },
+    ...files,
+  },
+  { name: "searchFiles", description: "Find files whose names match a glob pattern", ...files },
+  { name: "slack_post_message", description: "Post a message to a channel", ...chat },
+];
+
+const index = buildIndex(CATALOG);
+const first = (query: string, toolset?: string) =>
+  index.search(query, toolset === undefined ? { limit: 5 } : { limit: 5, toolset }).tools[0]?.name;
+
+describe("ranking", () => {
+  it.each([
+    ["create an issue", "create_issue"],
+    ["open an issue about the broken login page in my repo", "create_issue"],
+    ["comment on issue 42", "add_issue_comment"],
+    ["merge the pull request", "merge_pull_request"],
+    ["what files are in the docs folder", "listDirectory"],
+    ["list directory", "listDirectory"],
+    ["listDirectory", "listDirectory"],
+    ["list-directory", "listDirectory"],
+    ["find files matching *.png", "searchFiles"],
+    ["post a message in the releases channel", "slack_post_message"],
+    ["send something to slack", "slack_post_message"],
+    ["list the open issues", "list_issues"],
+    ["create_issue", "create_issue"],
+  ])("%j finds %s first", (query, expected) => {
+    expect(first(query)).toBe(expected);
+  });
+
+  it("camelCase names are split into words, and the whole name is matched too", () => {
+    expect(index.search("directory", { limit: 5 }).tools.map((t) => t.name)).toContain("listDirectory");
+    expect(first("search files")).toBe("searchFiles");
+  });
+
+  it("plural and -ing forms meet their stems", () => {
+    expect(first("creating issues")).toBe("create_issue");
+  });
+
+  it("parameter descriptions are searched", () => {
+    expect(first("folder")).toBe("listDirectory");
+  });
+});
+
+describe("toolset filter", () => {
+  it("keeps only the toolset's tools, and names that toolset in each hit", () => {
+    const result = index.search("issue file", { limit: 20, toolset: "files" });
+    expect(result.tools.length).toBeGreaterThan(0);
+    for (const hit of result.tools) expect(hit.toolset).toBe("files");
+    expect(result.tools.map((t) => t.name)).not.toContain("create_issue");
+  });
+
+  it("an unknown toolset finds nothing", () => {
+    expect(index.search("issue", { limit: 5, toolset: "nope" })).toEqual({ tools: [], total: 0 });
+  });
+
+  it("a tool two toolsets share is one hit, found through either toolset", () => {
+    const shared = buildIndex([
+      { name: "ping", description: "Check the server answers", toolset: "a" },
+      { name: "ping", description: "Check the server answers", toolset: "b", toolsetDescription: "health" },
+      { name: "pong", description: "Unrelated", toolset: "b" },
+    ]);
+    expect(shared.size).toBe(2);
+    expect(shared.search("ping", { limit: 5 }).tools.map((t) => [t.name, t.toolset])).toEqual([
+      ["ping", "a"],
+    ]);
+    expect(shared.search("ping", { limit: 5, toolset: "b" }).tools[0]).toMatchObject({
+      name: "ping",
+      toolset: "b",
+    });
+    expect(shared.search("health", { limit: 5 }).tools[0]?.name).toBe("ping");
+  });
+});
+
+describe("limit and total", () => {
+  it("returns at most limit hits, and total counts every match before the limit", () => {
+    const all = index.search("issue", { limit: 20 });
+    const two = index.search("issue", { limit: 2 });
+    expect(two.tools).toHaveLength(2);
+    expect(two.total).toBe(all.total);
+    expect(all.total).toBe(all.tools.length);
+    expect(all.total).toBeGreaterThanOrEqual(4);
+    expect(two.tools).toEqual(all.tools.slice(0, 2));
+  });
+
+  it("a limit below 1 still returns one hit", () => {
+    expect(index.search("issue", { limit: 0 }).tools).toHaveLength(1);
+  });
+
+  it("a query's terms past the 32nd are ignored, so a pasted page costs no more than a long query", () => {
+    const filler = Array.from({ length: 40 }, (_, i) => `word${i}x`).join(" ");
+    expect(index.search(`${filler} merge`, { limit: 5 })).toEqual({ tools: [], total: 0 });
+    expect(first(`merge ${filler}`)).toBe("merge_pull_request");
+  });
+
+  it("a query that matches nothing returns no hits and a total of 0", () => {
+    expect(index.search("kubernetes", { limit: 5 })).toEqual({ tools: [], total: 0 });
+  });
+});
+
+describe("order", () => {
+  it("equal scores are ordered by name, whatever the input order", () => {
+    const twins = (names: string[]) =>
+      buildIndex(names.map((name) => ({ name, description: "Frobnicate the widget", toolset: "t" })));
+    const a = twins(["zeta", "alpha", "mid"]).search("frobnicate widget", { limit: 5 });
+    const b = twins(["mid", "zeta", "alpha"]).search("frobnicate widget", { limit: 5 });
+    expect(a.tools.map((t) => t.name)).toEqual(["alpha", "mid", "zeta"]);
+    expect(b).toEqual(a);
+  });
+
+  it("the same query on the same index gives the same answer", () => {
+    const q = "open a pull request and comment on the issue";
+    expect(index.search(q, { limit: 10 })).toEqual(index.search(q, { limit: 10 }));
+  });
+});
+
+describe("empty query", () => {
+  it.each(["", "   ", "please can you"])("%j lists tools in name order, total being all of them", (query) => {
+    const result = index.search(query, { limit: 3 });
+    expect(result.total).toBe(CATALOG.length);
+    expect(result.tools.map((t) => t.name)).toEqual([
+      "add_issue_comment",
+      "create_issue",
+      "create_pull_request",
+    ]);
+  });
+
+  it("with a toolset, lists that toolset's tools", () => {
+    const result = index.search("", { limit: 20, toolset: "files" });
+    expect(result.total).toBe(4);
+    expect(result.tools.map((t) => t.name)).toEqual([
+      "listDirectory",
+      "read_file",
+      "searchFiles",
+      "write_file",
+    ]);
+  });
+});
+
+describe("hits", () => {
+  it("carry what a model needs to call the tool: name, title, description, inputSchema, toolset", () => {
+    expect(index.search("create issue", { limit: 1 }).tools[0]).toEqual({
+      name: "create_issue",
+      title: "Create issue",
+      description: "Create a new issue in a repository",
+      inputSchema: CATALOG[0]?.inputSchema,
+      toolset: "github",
+    });
+  });
+
+  it("a tool listed without an inputSchema gets an empty object schema", () => {
+    expect(index.search("merge", { limit: 1 }).tools[0]).toEqual({
+      name: "merge_pull_request",
+      description: "Merge a pull request",
+      inputSchema: { type: "object" },
+      toolset: "github",
+    });
+  });
+
+  it("results are frozen: a session cannot change what another sees", () => {
+    const result = index.search("issue", { limit: 2 });
+    expect(Object.isFrozen(result.tools)).toBe(true);
+    expect(Object.isFrozen(result.tools[0])).toBe(true);
+  });
+});
