@@ -19,6 +19,8 @@ export type { Params } from "./peer.js";
 /** One upstream instance as a session uses it. */
 export interface UpstreamLink {
   readonly capabilities: ServerCapabilities | undefined;
+  /** The MCP era spoken to the instance (undefined until it has started). */
+  readonly era?: "2025" | "2026-07-28";
   request(method: string, params: Params, options?: ForwardOptions): Promise<Params>;
   notify(notification: { method: string; params?: Params }): Promise<void>;
 }
