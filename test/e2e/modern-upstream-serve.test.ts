@@ -67,6 +67,20 @@ describe.each(["http", "stdio"] as const)("a 2026-07-28 upstream over %s", (tran
     ).toBe("eu: hi");
   });
 
+  test.runIf(transport === "stdio")(
+    "serve probes it on a sibling as it starts, and the process that serves never sees server/discover",
+    () => {
+      const seen = new Map<number, string[]>();
+      for (const line of readFileSync(events, "utf8").split("\n").filter(Boolean)) {
+        const e = JSON.parse(line) as { pid: number; event: string; method?: string };
+        if (e.event === "message") seen.set(e.pid, [...(seen.get(e.pid) ?? []), e.method!]);
+      }
+      const probes = [...seen.values()].filter((m) => m.includes("server/discover"));
+      expect(probes).toEqual([["server/discover"]]);
+      expect([...seen.values()].filter((m) => m.includes("tools/list"))).toHaveLength(1);
+    },
+  );
+
   test("its prompts and resources are listed, got and read", async () => {
     const prompts = (await client.listPrompts()).prompts.map((p) => p.name);
     expect(prompts).toContain("test_prompt_with_arguments");

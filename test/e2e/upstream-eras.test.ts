@@ -232,3 +232,44 @@ upstreams:
     ["regional_echo", `=?base64?${Buffer.from("Zürich").toString("base64")}?=`],
   ]);
 });
+
+test("a caller's envelope goes upstream as it is; input_required and -32021 come back as the upstream sent them", {
+  timeout: 60_000,
+}, async () => {
+  const modern = await modernHttp();
+  const pool = poolOf(`
+upstreams:
+  up:
+    url: ${modern.url}
+`);
+  const connection = pool.connection(sharedRef("up"));
+  await connection.ensure();
+  await connection.request("logging/setLevel", { level: "debug" });
+  const envelope = {
+    clientCapabilities: { elicitation: { form: {} } },
+    clientInfo: { name: "downstream", version: "9" },
+  };
+  const whoami = await connection.request("tools/call", { name: "whoami", arguments: {} }, { envelope });
+  // The caller's capabilities and info, and no logLevel (it asked for none), whatever a 2025 session set.
+  expect((whoami.structuredContent as { envelope: unknown }).envelope).toEqual({
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": envelope.clientCapabilities,
+    "io.modelcontextprotocol/clientInfo": envelope.clientInfo,
+  });
+  const asked = await connection.request("tools/call", {
+    name: "confirm_action",
+    arguments: { action: "deploy" },
+  });
+  expect(asked).toMatchObject({
+    resultType: "input_required",
+    inputRequests: { confirm: { method: "elicitation/create" } },
+  });
+  const refused = await connection
+    .request(
+      "tools/call",
+      { name: "test_missing_capability", arguments: {} },
+      { envelope: { clientCapabilities: {} } },
+    )
+    .catch((err: { code?: number; data?: unknown }) => err);
+  expect(refused).toMatchObject({ code: -32021, data: { requiredCapabilities: { sampling: {} } } });
+});
