@@ -207,14 +207,14 @@ class ModernChannel implements Channel {
       const scan = scanParamHeaders(tool.inputSchema);
       // The spec allows string, integer and boolean only (server/tools §x-mcp-header; the conformance suite's
       // http-invalid-tool-headers requires a client to drop a `number` one too).
-      const number = scan.ok && scan.params.find((p) => p.type === "number");
+      const number = scan.ok ? scan.params.find((p) => p.type === "number") : undefined;
       if (scan.ok && !number) {
         if (scan.params.length) headersOf.set(tool.name, scan.params);
         return true;
       }
       // A client over HTTP must drop a tool whose x-mcp-header annotations are invalid (server/tools).
       if (!this.http) return true;
-      const reason = scan.ok ? `${number && number.path.join(".")}: x-mcp-header on a number` : scan.reason;
+      const reason = scan.ok ? `${number?.path.join(".")}: x-mcp-header on a number` : scan.reason;
       this.setup.logger.warn("tool dropped: its x-mcp-header annotations are invalid", {
         tool: tool.name,
         reason,

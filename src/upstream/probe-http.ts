@@ -8,12 +8,11 @@ import { UpstreamUnreachableError } from "./http-answer.js";
 import { HttpExchange } from "./http-exchange.js";
 import {
   discoverMessage,
-  PROBE_ID,
   type ProbeIdentity,
   type ProbeOutcome,
   type ProbeVerdict,
+  probeAnswer,
   probeWith,
-  responseOutcome,
 } from "./probe.js";
 
 /** The largest probe answer read (a DiscoverResult is small). */
@@ -64,9 +63,7 @@ async function exchange(http: HttpExchange, probe: HttpProbe, version: string): 
     const read = (data: string) => {
       try {
         const parsed = JSON.parse(data) as unknown;
-        for (const m of (Array.isArray(parsed) ? parsed : [parsed]) as Record<string, unknown>[]) {
-          if (m && m.id === PROBE_ID && m.method === undefined) found ??= responseOutcome(m);
-        }
+        for (const m of Array.isArray(parsed) ? parsed : [parsed]) found ??= probeAnswer(m);
       } catch {}
     };
     if (type === "text/event-stream") {

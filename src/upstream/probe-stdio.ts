@@ -8,12 +8,11 @@ import { spawn } from "node:child_process";
 import { LineReader } from "./lines.js";
 import {
   discoverMessage,
-  PROBE_ID,
   type ProbeIdentity,
   type ProbeOutcome,
   type ProbeVerdict,
+  probeAnswer,
   probeWith,
-  responseOutcome,
 } from "./probe.js";
 import { DEFAULT_KILL_GRACE_MS, endGroup } from "./process-group.js";
 import type { SpawnSpec } from "./stdio-transport.js";
@@ -57,13 +56,11 @@ export async function probeStdio(
   const lines = new LineReader(
     PROBE_LINE_BYTES,
     (line) => {
-      let m: { id?: unknown; result?: unknown; error?: unknown; method?: unknown };
+      let answer: ProbeOutcome | undefined;
       try {
-        m = JSON.parse(line.toString("utf8"));
-      } catch {
-        return;
-      }
-      if (m && m.id === PROBE_ID && m.method === undefined) waiting?.(responseOutcome(m));
+        answer = probeAnswer(JSON.parse(line.toString("utf8")));
+      } catch {}
+      if (answer) waiting?.(answer);
     },
     () => settle({ kind: "closed" }),
   );

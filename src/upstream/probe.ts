@@ -63,7 +63,7 @@ export interface ProbeIdentity {
 }
 
 /** The id of a probe (a string, as the SDK's: it never collides with a numeric id). */
-export const PROBE_ID = "tp:discover";
+const PROBE_ID = "tp:discover";
 
 /** The probe request at `version`. */
 export function discoverMessage(version: string, who: ProbeIdentity): Record<string, unknown> {
@@ -81,8 +81,9 @@ export function discoverMessage(version: string, who: ProbeIdentity): Record<str
   };
 }
 
-/** The outcome a JSON-RPC response to the probe stands for. */
-export function responseOutcome(message: { result?: unknown; error?: unknown }): ProbeOutcome {
+/** The outcome a message stands for when it is the response to the probe; undefined for any other. */
+export function probeAnswer(message: unknown): ProbeOutcome | undefined {
+  if (!isRecord(message) || message.id !== PROBE_ID || message.method !== undefined) return undefined;
   if (isRecord(message.error)) {
     const { code, message: text, data } = message.error;
     return {

@@ -65,6 +65,17 @@ async function modernHttp(args: string[] = []) {
   return server;
 }
 
+/** The HTTP fixture (with ARGS) as the one upstream `up` of a pool, and its shared connection. */
+async function modernUpstream(args: string[] = []) {
+  const modern = await modernHttp(args);
+  const pool = poolOf(`
+upstreams:
+  up:
+    url: ${modern.url}
+`);
+  return { modern, pool, connection: pool.connection(sharedRef("up")) };
+}
+
 const stdioModern = (events: string, protocol = "auto") => `
     command: ${process.execPath}
     args: [${MODERN_FIXTURE}, --stdio, --events, ${events}]
@@ -188,14 +199,8 @@ upstreams:
 test("an HTTP upstream that comes back speaking 2025 is probed again, and the refused call is replayed", {
   timeout: 90_000,
 }, async () => {
-  const modern = await modernHttp();
-  const pool = poolOf(`
-upstreams:
-  up:
-    url: ${modern.url}
-`);
-  await pool.ensure(["up"]);
-  const connection = pool.connection(sharedRef("up"));
+  const { modern, connection } = await modernUpstream();
+  await connection.ensure();
   expect(connection.era).toBe("2026-07-28");
   const port = new URL(modern.url).port;
   await modern.stop();
@@ -214,13 +219,7 @@ test("x-mcp-header parameters reach an HTTP upstream as Mcp-Param headers, Mcp-N
 }, async () => {
   const dir = scratch();
   const file = join(dir.dir, "headers.jsonl");
-  const modern = await modernHttp(["--events", file]);
-  const pool = poolOf(`
-upstreams:
-  up:
-    url: ${modern.url}
-`);
-  const connection = pool.connection(sharedRef("up"));
+  const { connection } = await modernUpstream(["--events", file]);
   await connection.ensure();
   for (const region of ["eu-west", "Zürich"]) {
     const result = await connection.request("tools/call", { name: "regional_echo", arguments: { region } });
@@ -236,13 +235,7 @@ upstreams:
 test("a caller's envelope goes upstream as it is; input_required and -32021 come back as the upstream sent them", {
   timeout: 60_000,
 }, async () => {
-  const modern = await modernHttp();
-  const pool = poolOf(`
-upstreams:
-  up:
-    url: ${modern.url}
-`);
-  const connection = pool.connection(sharedRef("up"));
+  const { connection } = await modernUpstream();
   await connection.ensure();
   await connection.request("logging/setLevel", { level: "debug" });
   const envelope = {
