@@ -109,3 +109,8 @@ export function cacheKey(selectionKey: string, refs: ReadonlyMap<string, Instanc
   for (const ref of refs.values()) if (ref.kind !== "shared") key += `|${ref.id}`;
   return key;
 }
+
+/** What such a session answers may depend on who asks: it carries credentials, or uses a non-shared instance. */
+export function dependsOnCaller(credentials: Credentials, refs: ReadonlyMap<string, InstanceRef>): boolean {
+  return Object.keys(credentials.values).length > 0 || [...refs.values()].some((r) => r.kind !== "shared");
+}

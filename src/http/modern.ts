@@ -1,0 +1,228 @@
+/**
+ * @module 2026-07-28 requests on the MCP path. No session: each request carries its client in `_meta`, and its
+ * selection in the URL. Requests with the same selection and the same credential values are served by one
+ * context (a session without a transport: its resolution, instances and captured values), kept while used
+ * and closed when idle; a per-session upstream of a caller with no credentials gets a context per request.
+ */
+import { randomUUID } from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { RequestId } from "@modelcontextprotocol/sdk/types.js";
+import { checkParamHeaders, checkStandardHeaders, scanParamHeaders } from "../modern/headers.js";
+import type { Envelope } from "../modern/meta.js";
+import { requestDigest } from "../modern/request-state.js";
+import type { WireRefusal } from "../modern/wire.js";
+import { modernClient } from "../proxy/clients.js";
+import type { Gateway } from "../proxy/gateway.js";
+import { bindingOf, credentialsOf } from "../proxy/instances.js";
+import type { Session } from "../proxy/session.js";
+import { TooManyInstances } from "../upstream/pool.js";
+import { Exchange } from "./exchange.js";
+import { sendRpcError } from "./replies.js";
+import { sessionDigest } from "./sessions.js";
+
+type Request = { id: RequestId; method: string; params?: Record<string, unknown> };
+
+export interface ModernOptions {
+  /** A context unused this long is closed (its instances released, its captured values gone). */
+  readonly idleMs: number;
+  /** Contexts kept at once; past it the least recently used idle one is closed. */
+  readonly maxContexts: number;
+}
+
+interface Context {
+  readonly session: Session;
+  lastUsed: number;
+  busy: number;
+}
+
+function sendRefusal(res: ServerResponse, refusal: WireRefusal, id: RequestId | null): void {
+  sendRpcError(
+    res,
+    refusal.status,
+    refusal.code,
+    refusal.message,
+    {},
+    id as string | number | null,
+    refusal.data,
+  );
+}
+
+export class ModernEndpoint {
+  private readonly contexts = new Map<string, Context>();
+  private readonly opening = new Map<string, Promise<Context>>();
+  /** Contexts made for one request (per-session upstreams, no credentials): kept while a bridge parks a call. */
+  private readonly ephemerals = new Map<Session, Context>();
+  private readonly sweep: NodeJS.Timeout;
+
+  constructor(
+    private readonly gateway: Gateway,
+    private readonly options: ModernOptions,
+  ) {
+    this.sweep = setInterval(() => this.expire(), Math.min(options.idleMs, 60_000));
+    this.sweep.unref();
+    gateway.bridges.onRelease = (holder) => {
+      const c = this.ephemerals.get(holder as Session);
+      if (c) this.release(c);
+    };
+  }
+
+  get size(): number {
+    return this.contexts.size;
+  }
+
+  async serve(
+    req: IncomingMessage,
+    res: ServerResponse,
+    query: string,
+    m: Request,
+    envelope: Envelope,
+  ): Promise<void> {
+    const bad = checkStandardHeaders(req.headers, m);
+    if (bad) return sendRefusal(res, bad, m.id);
+    const selected = this.gateway.select(query);
+    if (!selected.ok) return sendRpcError(res, 400, -32602, `Bad selection: ${selected.error}`, {}, m.id);
+    let context: Context;
+    let ephemeral: boolean;
+    try {
+      ({ context, ephemeral } =
+        this.parked(selected.selection, req, m) ?? (await this.context(selected.selection, req)));
+    } catch (err) {
+      if (!(err instanceof TooManyInstances)) throw err;
+      return sendRpcError(
+        res,
+        503,
+        -32000,
+        `Service Unavailable: ${err.message}`,
+        { "retry-after": "30" },
+        m.id,
+      );
+    }
+    const session = context.session;
+    if (m.method === "tools/call") {
+      const route = session.resolution.tool.get(String(m.params?.name));
+      const scan = route ? scanParamHeaders(route.definition.inputSchema) : undefined;
+      const mismatch = scan?.ok
+        ? checkParamHeaders(req.headers, scan.params, m.params?.arguments)
+        : undefined;
+      if (mismatch) return sendRefusal(res, mismatch, m.id);
+    }
+    const exchange = new Exchange(res, m.id);
+    const rid = req.headers["x-request-id"];
+    context.busy++;
+    try {
+      await session.run(
+        m,
+        modernClient(envelope),
+        exchange,
+        typeof rid === "string" ? rid : undefined,
+        exchange.controller.signal,
+      );
+    } finally {
+      context.busy--;
+      context.lastUsed = this.gateway.now();
+      if (ephemeral) this.release(context);
+    }
+  }
+
+  /** An ephemeral context goes once no request runs on it and no bridge parks a call on its instances. */
+  private release(c: Context): void {
+    if (c.busy > 0 || this.gateway.bridges.holds(c.session)) return;
+    this.ephemerals.delete(c.session);
+    void this.gateway.closeSession(c.session);
+  }
+
+  /**
+   * A retry whose (valid) requestState names a call parked on this replica is served by the context that runs
+   * that call: the same instances, whichever context its selection and credentials would give today.
+   */
+  private parked(selection: Parameters<Gateway["open"]>[0], req: IncomingMessage, m: Request) {
+    const token = m.params?.requestState;
+    if (typeof token !== "string") return undefined;
+    const owner = bindingOf(
+      credentialsOf(this.gateway.catalog, this.gateway.upstreamsOf(selection), req.headers),
+    );
+    const opened = this.gateway.requestStates.open(token, {
+      owner,
+      request: requestDigest(m.method, m.params),
+    });
+    const holder = opened.ok ? this.gateway.bridges.get(opened.state.bridge)?.holder : undefined;
+    if (!holder) return undefined;
+    const ephemeral = this.ephemerals.get(holder as Session);
+    if (ephemeral) return { context: ephemeral, ephemeral: true };
+    const cached = [...this.contexts.values()].find((c) => c.session === holder);
+    return cached ? { context: cached, ephemeral: false } : undefined;
+  }
+
+  /** The context of a selection and the request's credential values (made on first use). */
+  private async context(selection: Parameters<Gateway["open"]>[0], req: IncomingMessage) {
+    const catalog = this.gateway.catalog;
+    const upstreams = this.gateway.upstreamsOf(selection);
+    const credentials = credentialsOf(catalog, upstreams, req.headers);
+    const owner = bindingOf(credentials);
+    const anonymous = Object.keys(credentials.values).length === 0;
+    const ephemeral =
+      anonymous && upstreams.some((u) => catalog.upstreams.get(u)?.isolation === "per-session");
+    const key = `${selection.key}\u0000${owner}`;
+    const open = async (): Promise<Context> => {
+      const sessionKey = ephemeral ? randomUUID() : `2026-07-28\u0000${key}`;
+      const session = await this.gateway.open(
+        selection,
+        req.headers,
+        sessionKey,
+        sessionDigest(sessionKey),
+        owner,
+      );
+      return { session, lastUsed: this.gateway.now(), busy: 0 };
+    };
+    if (ephemeral) {
+      const c = await open();
+      this.ephemerals.set(c.session, c);
+      return { context: c, ephemeral };
+    }
+    const known = this.contexts.get(key);
+    if (known && this.gateway.sessions.has(known.session)) {
+      this.contexts.delete(key);
+      this.contexts.set(key, known);
+      return { context: known, ephemeral };
+    }
+    let p = this.opening.get(key);
+    if (!p) {
+      p = open()
+        .then((c) => {
+          this.contexts.set(key, c);
+          this.evict();
+          return c;
+        })
+        .finally(() => this.opening.delete(key));
+      this.opening.set(key, p);
+    }
+    return { context: await p, ephemeral };
+  }
+
+  /** Past the bound, the least recently used idle contexts are closed. */
+  private evict(): void {
+    for (const [key, c] of this.contexts) {
+      if (this.contexts.size <= this.options.maxContexts) return;
+      if (c.busy > 0) continue;
+      this.contexts.delete(key);
+      void this.gateway.closeSession(c.session);
+    }
+  }
+
+  private expire(): void {
+    const cutoff = this.gateway.now() - this.options.idleMs;
+    for (const [key, c] of this.contexts) {
+      if (c.busy > 0 || c.lastUsed >= cutoff) continue;
+      this.contexts.delete(key);
+      void this.gateway.closeSession(c.session);
+    }
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.sweep);
+    const all = [...this.contexts.values(), ...this.ephemerals.values()];
+    this.contexts.clear();
+    this.ephemerals.clear();
+    await Promise.all(all.map((c) => this.gateway.closeSession(c.session)));
+  }
+}
