@@ -64,7 +64,7 @@ export async function askClient(
     s.host.traffic.elicited(s.ref(upstream), id, s);
   }
   try {
-    return call ? await call.ask(request, signal) : await s.standalone(request, signal, upstream);
+    return call ? await call.ask(request, signal) : await s.standalone(request, signal);
   } catch (err) {
     throw upstreamError(err, "client");
   }

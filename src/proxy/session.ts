@@ -260,13 +260,8 @@ export class Session implements SessionState {
     return askClient(this, request, signal, upstream, this.calls.latest(upstream));
   }
 
-  standalone(
-    request: { method: string; params?: Params },
-    signal: AbortSignal,
-    upstream?: string,
-  ): Promise<Params> {
-    const call = upstream ? this.calls.latest(upstream) : undefined;
-    return call ? call.ask(request, signal) : this.outbound.request(request, signal);
+  standalone(request: { method: string; params?: Params }, signal: AbortSignal): Promise<Params> {
+    return this.outbound.request(request, signal);
   }
 
   /** Swaps in a new resolution (whole state); tells the client which of its lists changed. */
