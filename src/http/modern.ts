@@ -9,7 +9,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { RequestId } from "@modelcontextprotocol/sdk/types.js";
 import { checkParamHeaders, checkStandardHeaders, scanParamHeaders } from "../modern/headers.js";
 import type { Envelope } from "../modern/meta.js";
-import { requestDigest } from "../modern/request-state.js";
+import { requestDigest, stateRefusal } from "../modern/request-state.js";
 import type { WireRefusal } from "../modern/wire.js";
 import { modernClient } from "../proxy/clients.js";
 import type { Gateway } from "../proxy/gateway.js";
@@ -83,9 +83,10 @@ export class ModernEndpoint {
     if (!selected.ok) return sendRpcError(res, 400, -32602, `Bad selection: ${selected.error}`, {}, m.id);
     let context: Context;
     let ephemeral: boolean;
+    const parked = this.parked(selected.selection, req, m);
+    if (parked === "refused") return sendRefusal(res, stateRefusal(), m.id);
     try {
-      ({ context, ephemeral } =
-        this.parked(selected.selection, req, m) ?? (await this.context(selected.selection, req)));
+      ({ context, ephemeral } = parked ?? (await this.context(selected.selection, req)));
     } catch (err) {
       if (!(err instanceof TooManyInstances)) throw err;
       return sendRpcError(
@@ -132,25 +133,34 @@ export class ModernEndpoint {
   }
 
   /**
-   * A retry whose (valid) requestState names a call parked on this replica is served by the context that runs
-   * that call: the same instances, whichever context its selection and credentials would give today.
+   * A retry (its request carries a requestState): one that names a call parked on this replica is served by the
+   * context that runs that call, whichever context its selection and credentials would give today. One whose
+   * state does not open for this caller and request, or names no call parked here (it expired, was used, or
+   * was made on another replica), is refused at once: nothing is started for it. A pass-through state (a
+   * 2026-07-28 upstream's, wrapped) goes the ordinary way.
    */
   private parked(selection: Parameters<Gateway["open"]>[0], req: IncomingMessage, m: Request) {
     const token = m.params?.requestState;
-    if (typeof token !== "string") return undefined;
+    if (token === undefined) return undefined;
     const owner = bindingOf(
       credentialsOf(this.gateway.catalog, this.gateway.upstreamsOf(selection), req.headers),
     );
-    const opened = this.gateway.requestStates.open(token, {
-      owner,
-      request: requestDigest(m.method, m.params),
-    });
-    const holder = opened.ok ? this.gateway.bridges.get(opened.state.bridge)?.holder : undefined;
-    if (!holder) return undefined;
-    const ephemeral = this.ephemerals.get(holder as Session);
-    if (ephemeral) return { context: ephemeral, ephemeral: true };
-    const cached = [...this.contexts.values()].find((c) => c.session === holder);
-    return cached ? { context: cached, ephemeral: false } : undefined;
+    const opened =
+      typeof token === "string"
+        ? this.gateway.requestStates.open(token, { owner, request: requestDigest(m.method, m.params) })
+        : undefined;
+    if (opened?.ok && opened.state.inner !== undefined) return undefined;
+    const holder = opened?.ok ? this.gateway.bridges.get(opened.state.bridge)?.holder : undefined;
+    const context =
+      (holder && this.ephemerals.get(holder as Session)) ??
+      (holder && [...this.contexts.values()].find((c) => c.session === holder));
+    if (!context) {
+      this.gateway.logger.debug("requestState refused", {
+        why: opened?.ok ? "no such call parked here" : (opened?.reason ?? "not a string"),
+      });
+      return "refused" as const;
+    }
+    return { context, ephemeral: this.ephemerals.has(context.session) };
   }
 
   /** The context of a selection and the request's credential values (made on first use). */

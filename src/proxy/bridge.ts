@@ -58,6 +58,7 @@ export class Bridge<C extends Attached = Attached> implements Parked {
     /** How long a parked round waits for the client's retry before the upstream's requests fail. */
     private readonly timeoutMs: number,
     private readonly onEnd: (bridge: Parked) => void,
+    private readonly onExpire: (bridge: Parked) => void = () => {},
   ) {}
 
   /** The upstream call this bridge holds. */
@@ -167,10 +168,10 @@ export class Bridge<C extends Attached = Attached> implements Parked {
   park(): void {
     this.current = undefined;
     clearTimeout(this.timer);
-    this.timer = setTimeout(
-      () => this.cancel("the client did not retry within input_timeout"),
-      this.timeoutMs,
-    );
+    this.timer = setTimeout(() => {
+      this.onExpire(this);
+      this.cancel("the client did not retry within input_timeout");
+    }, this.timeoutMs);
     this.timer.unref();
   }
 

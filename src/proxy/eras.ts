@@ -100,9 +100,14 @@ export async function bridged(
     return round(s, bridge, route, call, token, request);
   }
   const spec = s.host.upstream(route.upstream);
-  const bridge = new Bridge<Call>(route.upstream, s, spec?.inputTimeoutMs ?? DEFAULT_INPUT_TIMEOUT_MS, (b) =>
-    table.delete(b),
-  );
+  const timeoutMs = spec?.inputTimeoutMs ?? DEFAULT_INPUT_TIMEOUT_MS;
+  const expired = () =>
+    s.host.logger.info("a parked call ended: its client did not retry within input_timeout", {
+      upstream: route.upstream,
+      session: s.digest,
+      input_timeout_ms: timeoutMs,
+    });
+  const bridge = new Bridge<Call>(route.upstream, s, timeoutMs, (b) => table.delete(b), expired);
   const ref = s.ref(route.upstream);
   const end = s.host.traffic.begin(ref, s);
   const asked = (r: { method: string; params?: Params }, signal: AbortSignal): Promise<Params> => {
