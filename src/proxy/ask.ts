@@ -46,6 +46,8 @@ export async function askClient(
   upstream: string,
   call?: Call,
 ): Promise<Params> {
+  // A 2026-07-28 call is never sent a request: its bridge turns it into an input_required round (eras.ts).
+  if (call?.client.era === "2026-07-28") return call.ask(request, signal);
   const capabilities = call ? call.client.capabilities : s.clientCapabilities;
   const needs = missingCapability(capabilities, request.method, request.params);
   if (needs && request.method === "roots/list") {

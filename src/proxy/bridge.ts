@@ -175,6 +175,12 @@ export class Bridge<C extends Attached = Attached> implements Parked {
     this.timer.unref();
   }
 
+  /** Ends the call with `error` for the client (and cancels it upstream): it needs what the client cannot do. */
+  fail(error: Error): void {
+    this.finish({ ok: false, error });
+    this.controller.abort(error);
+  }
+
   /** Ends the bridge: the waiting requests fail, the upstream call is cancelled. */
   cancel(reason: string): void {
     clearTimeout(this.timer);

@@ -116,8 +116,21 @@ export async function bridged(
     const latest = bridge.latest ?? call;
     const needs = missingCapability(latest.client.capabilities, r.method, r.params);
     if (needs === undefined) return bridge.ask(r, signal);
-    // roots/list of a client without roots: the config's roots; anything else it cannot do: -32601 at once.
-    return askClient(s, r, signal, route.upstream, latest);
+    // roots/list of a client without roots: the config's roots (maybe none).
+    if (r.method === "roots/list") return askClient(s, r, signal, route.upstream, latest);
+    // Anything else the client did not declare: the call needs it, so the client gets -32021 (HTTP 400).
+    bridge.fail(
+      rpcError(
+        -32021,
+        `this call needs the client's ${needs} capability, which this request did not declare`,
+        {
+          requiredCapabilities: requiredCapabilities(needs),
+        },
+      ),
+    );
+    return Promise.reject(
+      rpcError(-32601, `the client does not support ${r.method} (no ${needs} capability)`),
+    );
   };
   // An untied request of this session's own instance joins the bridge too.
   const untrack = s.track(route.upstream, { ...call, ask: asked, notify: (n) => bridge.notify(n) });
@@ -225,4 +238,10 @@ export async function pushRounds(
     const { requestState } = result;
     sent = { ...body, inputResponses: responses, ...(requestState !== undefined ? { requestState } : {}) };
   }
+}
+
+/** `sampling` → `{sampling: {}}`, `elicitation.url` → `{elicitation: {url: {}}}`: the shape -32021's data takes. */
+function requiredCapabilities(needs: string): Record<string, object> {
+  const [head, mode] = needs.split(".") as [string, string | undefined];
+  return { [head]: mode ? { [mode]: {} } : {} };
 }

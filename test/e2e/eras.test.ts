@@ -336,13 +336,16 @@ describe("bridge B3: a 2026-07-28 client and a 2025 upstream", () => {
     expect(late.answer?.error?.code).toBe(-32602);
   });
 
-  test("a client that cannot elicit is not asked: the upstream hears -32601 and the call ends", async () => {
+  test("a call that needs a capability the request did not declare gets -32021 naming it", async () => {
     const r = await post(served.url("only=every"), "tools/call", {
       name: "e_trigger-elicitation-request",
       arguments: {},
     });
-    expect(r.answer?.result).toMatchObject({ resultType: "complete" });
-    expect(JSON.stringify(r.answer?.result)).toContain("elicitation");
+    expect(r.status).toBe(400);
+    expect(r.answer?.error).toMatchObject({
+      code: -32021,
+      data: { requiredCapabilities: { elicitation: {} } },
+    });
   });
 });
 
