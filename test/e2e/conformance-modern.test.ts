@@ -25,7 +25,14 @@ afterAll(async () => {
 test("every 2026-07-28 conformance scenario passes against the SDK v2 fixture", {
   timeout: 180_000,
 }, async () => {
-  const run = await runModernConformance(["--url", modern.url, "--spec-version", "2026-07-28", "--timeout", "120000"]);
+  const run = await runModernConformance([
+    "--url",
+    modern.url,
+    "--spec-version",
+    "2026-07-28",
+    "--timeout",
+    "120000",
+  ]);
   console.log(`conformance 0.2, 2026-07-28, modern-server.mjs direct: ${run.tally}`);
   expect(run.tally, run.out).toBeDefined();
   expect(
@@ -62,7 +69,14 @@ test("the 2025-11-25 scenarios of conformance 0.2 pass against the 2025 fixture 
       });
       fixture.once("exit", (code) => fail(new Error(`2025 fixture exited with ${code}: ${err}`)));
     });
-    const run = await runModernConformance(["--url", url, "--spec-version", "2025-11-25", "--timeout", "120000"]);
+    const run = await runModernConformance([
+      "--url",
+      url,
+      "--spec-version",
+      "2025-11-25",
+      "--timeout",
+      "120000",
+    ]);
     console.log(`conformance 0.2, 2025-11-25, conformance-server (2025 fixture): ${run.tally}`);
     expect(
       run.scenarios.filter((s) => !s.pass),
@@ -106,7 +120,14 @@ test("the 2026-07-28 suite passes through toolpacks in front of the 2025 fixture
       `name: conformance-gateway\nupstreams:\n  conf:\n    url: http://127.0.0.1:${port}/mcp\n`,
     );
     served = await serve([config]);
-    const run = await runModernConformance(["--url", served.url(), "--spec-version", "2026-07-28", "--timeout", "120000"]);
+    const run = await runModernConformance([
+      "--url",
+      served.url(),
+      "--spec-version",
+      "2026-07-28",
+      "--timeout",
+      "120000",
+    ]);
     console.log(`conformance 0.2, 2026-07-28, through toolpacks, 2025 fixture upstream: ${run.tally}`);
     const failing = run.scenarios.filter((s) => !s.pass).map((s) => s.name);
     expect(failing.sort(), run.out).toEqual([...NATIVE_INPUT_REQUIRED].sort());
