@@ -206,10 +206,8 @@ describe("one URL, two eras", () => {
       arguments: {},
       _meta: { traceparent, "x-vendor": "v" },
     });
-    const meta = JSON.parse((r.answer?.result?.content as { text: string }[])[0]!.text) as Record<
-      string,
-      unknown
-    >;
+    const content = (r.answer?.result?.content ?? []) as { text: string }[];
+    const meta = JSON.parse(content[0]!.text) as Record<string, unknown>;
     expect(meta).toMatchObject({ traceparent, "x-vendor": "v" });
     expect(Object.keys(meta).filter((k) => k.startsWith("io.modelcontextprotocol/"))).toEqual([]);
   });
