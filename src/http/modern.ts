@@ -35,6 +35,17 @@ interface Context {
   busy: number;
 }
 
+/** The `x-mcp-header` parameters of a tool definition, scanned once per definition (they are frozen). */
+const scanned = new WeakMap<object, ReturnType<typeof scanParamHeaders>>();
+function paramHeadersOf(definition: { readonly inputSchema?: unknown }): ReturnType<typeof scanParamHeaders> {
+  let scan = scanned.get(definition);
+  if (!scan) {
+    scan = scanParamHeaders(definition.inputSchema);
+    scanned.set(definition, scan);
+  }
+  return scan;
+}
+
 function sendRefusal(res: ServerResponse, refusal: WireRefusal, id: RequestId | null): void {
   sendRpcError(
     res,
@@ -101,7 +112,7 @@ export class ModernEndpoint {
     const session = context.session;
     if (m.method === "tools/call") {
       const route = session.resolution.tool.get(String(m.params?.name));
-      const scan = route ? scanParamHeaders(route.definition.inputSchema) : undefined;
+      const scan = route ? paramHeadersOf(route.definition) : undefined;
       const mismatch = scan?.ok
         ? checkParamHeaders(req.headers, scan.params, m.params?.arguments)
         : undefined;

@@ -36,8 +36,12 @@ export interface Parked {
 export type Step = { readonly done: Params } | { readonly ask: Readonly<Record<string, Asked>> };
 
 export class Bridge<C extends Attached = Attached> implements Parked {
-  /** The bridge id: unguessable (128 bits), single use per round by removal from the table. */
-  readonly id = randomBytes(16).toString("base64url");
+  private key: string | undefined;
+  /** The bridge id: unguessable (128 bits), made when first needed (a call that never asks needs none). */
+  get id(): string {
+    this.key ??= randomBytes(16).toString("base64url");
+    return this.key;
+  }
   /** Aborts the parked upstream call (its requests fail, the upstream is told). */
   readonly controller = new AbortController();
   private readonly waiting = new Map<string, Waiting>();

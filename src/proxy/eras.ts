@@ -88,7 +88,8 @@ export async function bridged(
   token: unknown,
 ): Promise<Params> {
   const table = s.host.bridges;
-  const request = requestDigest(method, params);
+  // The digest a state is bound to: computed only when a round goes out or a retry comes in.
+  const request = () => requestDigest(method, params);
   if (params.requestState !== undefined) {
     const state = openState(s, params.requestState, method, params);
     const bridge =
@@ -156,7 +157,7 @@ async function round(
   route: Route,
   call: Call,
   token: unknown,
-  request: string,
+  request: () => string,
 ): Promise<Params> {
   bridge.attach(call, token);
   // Closing the request's stream cancels it (2026-07-28): the parked upstream call with it.
@@ -176,7 +177,7 @@ async function round(
       bridge: bridge.id,
       upstream: route.upstream,
       owner: s.owner,
-      request,
+      request: request(),
     });
     return { resultType: "input_required", inputRequests: step.ask, requestState };
   } catch (err) {

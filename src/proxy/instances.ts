@@ -98,9 +98,11 @@ export function credentialsOf(
   return { names: [...names].sort(), values };
 }
 
+const NO_VALUES = valuesDigest({});
+
 /** A digest of exactly the credential values a request carries: a session serves only requests that match. */
 export function bindingOf(credentials: Credentials): string {
-  return valuesDigest(credentials.values);
+  return Object.keys(credentials.values).length === 0 ? NO_VALUES : valuesDigest(credentials.values);
 }
 
 /** Resolutions are shared by selection and by the instances they were computed against. */
