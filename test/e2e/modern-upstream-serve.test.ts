@@ -8,6 +8,8 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
   LoggingMessageNotificationSchema,
   ResourceUpdatedNotificationSchema,
   ToolListChangedNotificationSchema,
@@ -56,12 +58,14 @@ describe.each(["http", "stdio"] as const)("a 2026-07-28 upstream over %s", (tran
     tmp.cleanup();
   });
 
-  test("its tools are listed and called, with toolpacks' own envelope upstream", async () => {
+  test("its tools are listed and called, with the 2025 client's own capabilities and info in the envelope", async () => {
     expect(await toolNames(client)).toEqual(expect.arrayContaining(["whoami", "regional_echo", "slow"]));
     const result = await client.callTool({ name: "whoami", arguments: {} });
     const envelope = (result.structuredContent as { envelope: Record<string, unknown> }).envelope;
     expect(envelope["io.modelcontextprotocol/protocolVersion"]).toBe("2026-07-28");
-    expect(envelope["io.modelcontextprotocol/clientInfo"]).toMatchObject({ name: "modern-bridge" });
+    // The upstream asks only for what this client can do (B4, SPEC §12.4).
+    expect(envelope["io.modelcontextprotocol/clientInfo"]).toEqual({ name: "e2e", version: "1.0.0" });
+    expect(envelope["io.modelcontextprotocol/clientCapabilities"]).toEqual({});
     expect(
       textOf(await client.callTool({ name: "regional_echo", arguments: { region: "eu", text: "hi" } })),
     ).toBe("eu: hi");
@@ -124,10 +128,8 @@ describe.each(["http", "stdio"] as const)("a 2026-07-28 upstream over %s", (tran
     await until(() => readFileSync(events, "utf8").includes("slow-cancelled"), "the upstream's cancellation");
   });
 
-  test("log lines come at the level the client set, and none before it set one", async () => {
+  test("log lines reach the client as from a 2025 upstream, at the level it set", async () => {
     notes.length = 0;
-    await client.callTool({ name: "test_tool_with_logging", arguments: {} });
-    expect(notes.filter((n) => n.method === "notifications/message")).toHaveLength(0);
     await client.setLoggingLevel("info");
     await client.callTool({ name: "test_tool_with_logging", arguments: {} });
     const lines = notes.filter((n) => n.method === "notifications/message").map((n) => n.params?.data);
@@ -158,5 +160,38 @@ describe.each(["http", "stdio"] as const)("a 2026-07-28 upstream over %s", (tran
     const after = await toolNames(client);
     expect(before).not.toContain(grown);
     expect(after).toContain(grown);
+  });
+
+  test("a 2025 client is asked the upstream's input_required as server→client requests, and gets the result (B4)", async () => {
+    const asker = await httpClient(served.url(), { elicitation: { form: {} }, sampling: {} });
+    const asked: string[] = [];
+    try {
+      asker.setRequestHandler(ElicitRequestSchema, async (r) => {
+        asked.push(`elicitation: ${r.params.message}`);
+        return { action: "accept", content: { ok: true } };
+      });
+      asker.setRequestHandler(CreateMessageRequestSchema, async () => {
+        asked.push("sampling");
+        return { role: "assistant", model: "m", content: { type: "text", text: "short" } };
+      });
+      const done = await asker.callTool({ name: "confirm_action", arguments: { action: "deploy" } });
+      expect(textOf(done)).toBe("deploy: done");
+      // An ordinary 2025 result: nothing of the 2026-07-28 wire is left on it.
+      expect(done).not.toHaveProperty("resultType");
+      expect(textOf(await asker.callTool({ name: "summarize", arguments: { text: "long" } }))).toBe(
+        "summary: short",
+      );
+      expect(asked).toEqual(["elicitation: Really deploy?", "sampling"]);
+    } finally {
+      await asker.close();
+    }
+  });
+
+  test("a 2025 client without the capability a call needs is refused with -32021 naming it, never asked (B4)", async () => {
+    // Its envelope declares what it can do, so the upstream refuses before asking.
+    const refused = await client
+      .callTool({ name: "confirm_action", arguments: { action: "deploy" } })
+      .catch((err: { code?: number; data?: unknown }) => err);
+    expect(refused).toMatchObject({ code: -32021, data: { requiredCapabilities: { elicitation: {} } } });
   });
 });
