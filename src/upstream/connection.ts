@@ -56,9 +56,9 @@ export class UpstreamConnection {
     return this.channel?.capabilities;
   }
 
-  /** The era spoken to this instance: undefined until it is started (and while it is down). */
+  /** The era spoken to this instance: its channel's; while it is down, the pinned one (`auto`: undefined). */
   get era(): Era | undefined {
-    return this.channel?.era;
+    return this.channel?.era ?? (this.spec.protocol === "auto" ? undefined : this.spec.protocol);
   }
 
   pid(): number | null {

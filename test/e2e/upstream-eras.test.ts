@@ -152,7 +152,9 @@ upstreams:
   expect(new Set(starts.map((e) => e.pid)).size).toBe(2);
 });
 
-test("pinning an upstream's protocol skips the probe", { timeout: 60_000 }, async () => {
+test("pinning an upstream's protocol skips the probe, and its era is known before it starts", {
+  timeout: 60_000,
+}, async () => {
   const dir = scratch();
   const modern = join(dir.dir, "pinned-modern.jsonl");
   const legacy = join(dir.dir, "pinned-legacy.jsonl");
@@ -161,6 +163,8 @@ upstreams:
   modern:${stdioModern(modern, "2026-07-28")}
   legacy:${stdioModern(legacy, "2025")}
 `);
+  // The session layer chooses a bridge by it, even for an instance that is down.
+  expect(pool.connection(sharedRef("modern")).era).toBe("2026-07-28");
   await pool.ensure(["modern", "legacy"]);
   expect(pool.connection(sharedRef("modern")).era).toBe("2026-07-28");
   expect(pool.connection(sharedRef("legacy")).era).toBe("2025");
