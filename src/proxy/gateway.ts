@@ -1,5 +1,8 @@
 /** @module The serving core shared by HTTP, stdio and embedding: catalog, upstream pool, resolutions, sessions. */
 import type { IncomingHttpHeaders } from "node:http";
+import { accessKey, resolutionKey, withAccess } from "../access.js";
+import { AuditLog } from "../audit.js";
+import type { Principal } from "../auth/types.js";
 import { withoutCapture } from "../catalog/capture-off.js";
 import type { UpstreamState } from "../catalog/inventory.js";
 import type { Catalog, Upstream } from "../catalog/types.js";
@@ -16,7 +19,7 @@ import { placeAfterReload } from "./reload-sessions.js";
 import { ResolutionCache } from "./resolution-cache.js";
 import { Session } from "./session.js";
 import { TOOLSETS_TOOL, toolsetsToolDef } from "./toolsets-tool.js";
-import { Traffic } from "./traffic.js";
+import { Traffic, warnInFlight } from "./traffic.js";
 
 export interface GatewayOptions {
   readonly name: string;
@@ -39,6 +42,7 @@ export class Gateway implements SessionHost {
   readonly metrics = new Metrics();
   readonly serverInfo: { name: string; version: string };
   readonly capture: boolean;
+  readonly audit: AuditLog;
   private readonly cache = new ResolutionCache();
   private current: Catalog;
 
@@ -73,19 +77,8 @@ export class Gateway implements SessionHost {
         },
       },
     );
-    this.warnInFlight(this.current);
-  }
-
-  /** `attribution: in-flight` hands untied messages to whoever has a call open: said once, at start and reload. */
-  private warnInFlight(catalog: Catalog): void {
-    const risky = [...catalog.upstreams.values()]
-      .filter((u) => u.attribution === "in-flight")
-      .map((u) => u.name);
-    if (!risky.length) return;
-    this.logger.warn(
-      "attribution: in-flight delivers an upstream's untied log lines and requests to whichever client has a call open: safe with one user only",
-      { upstreams: risky },
-    );
+    warnInFlight(this.current, this.logger);
+    this.audit = new AuditLog(this.current.audit, { logger: options.logger });
   }
 
   get logger(): Logger {
@@ -113,13 +106,14 @@ export class Gateway implements SessionHost {
     return this.current.upstreams.get(name);
   }
 
-  select(query: string): SelectResult {
-    return select(this.catalog, query, {
+  select(query: string, principal?: Principal): SelectResult {
+    const r = select(this.catalog, query, {
       ...(this.options.ignoreKeys ? { ignoreKeys: this.options.ignoreKeys } : {}),
       ...(this.options.defaultSelection !== undefined
         ? { defaultSelection: this.options.defaultSelection }
         : {}),
     });
+    return r.ok ? { ok: true, selection: withAccess(this.catalog, r.selection, principal) } : r;
   }
 
   /** The upstreams a selection needs. */
@@ -129,9 +123,7 @@ export class Gateway implements SessionHost {
 
   /** The sessions that use an instance. */
   private users(ref: InstanceRef): Session[] {
-    const out: Session[] = [];
-    for (const s of this.sessions) if (s.refs.get(ref.upstream)?.id === ref.id) out.push(s);
-    return out;
+    return [...this.sessions].filter((s) => s.refs.get(ref.upstream)?.id === ref.id);
   }
 
   /**
@@ -139,7 +131,7 @@ export class Gateway implements SessionHost {
    * the gate, and caches the result. With `restart: false` (a report), an upstream that failed is shown as down.
    */
   resolve(selection: Selection, refs: ReadonlyMap<string, InstanceRef>, restart = true): Promise<Resolution> {
-    const key = cacheKey(selection.key, refs);
+    const key = cacheKey(resolutionKey(selection), refs);
     const keep = ![...refs.values()].some((r) => r.kind === "session");
     return this.cache.get(key, restart, () => this.compute(selection, refs, restart), keep);
   }
@@ -170,6 +162,7 @@ export class Gateway implements SessionHost {
     headers: IncomingHttpHeaders,
     sessionKey: string,
     digest: string,
+    principal?: Principal,
   ): Promise<Session> {
     const upstreams = this.upstreamsOf(selection);
     const refs = refsOf(this.catalog, upstreams, headers, sessionKey);
@@ -181,7 +174,8 @@ export class Gateway implements SessionHost {
       }
       const resolution = await this.resolve(selection, refs);
       const credentials = credentialsOf(this.catalog, upstreams, headers);
-      const session = new Session(this, { selection, resolution, refs, digest, sessionKey, credentials });
+      const init = { selection, resolution, refs, digest, sessionKey, credentials, principal };
+      const session = new Session(this, init);
       this.sessions.add(session);
       this.metrics.sessionOpened(selection.key);
       return session;
@@ -244,6 +238,7 @@ export class Gateway implements SessionHost {
   async close(): Promise<void> {
     await Promise.all([...this.sessions].map((s) => this.closeSession(s)));
     await this.pool.close();
+    await this.audit.end();
   }
 
   /**
@@ -253,14 +248,18 @@ export class Gateway implements SessionHost {
    */
   async reload(catalog: Catalog): Promise<void> {
     this.current = this.capture ? catalog : withoutCapture(catalog);
-    this.warnInFlight(this.current);
+    warnInFlight(this.current, this.logger);
+    this.audit.configure(this.current.audit);
     this.cache.clear();
     await this.pool.setCatalog(this.current);
     await Promise.all([...this.sessions].map((s) => placeAfterReload(this, s)));
   }
 
-  /** Called by placeAfterReload: the refs a live session should use now (undefined: it cannot be told). */
+  /** Called by placeAfterReload: the refs a live session should use now (undefined: it cannot be told, or
+   * what its principal may use changed: a new initialize gets the new lists). */
   refsAfterReload(session: Session): Map<string, InstanceRef> | undefined {
+    const access = withAccess(this.catalog, session.selection, session.principal);
+    if (accessKey(access) !== accessKey(session.selection)) return undefined;
     const upstreams = this.upstreamsOf(session.selection);
     const { names, values } = session.credentials;
     for (const u of upstreams) {
@@ -278,7 +277,7 @@ export class Gateway implements SessionHost {
     if (state.status !== "ready") return;
     const groups = new Map<string, Session[]>();
     for (const s of this.users(ref)) {
-      const k = cacheKey(s.selection.key, s.refs);
+      const k = cacheKey(resolutionKey(s.selection), s.refs);
       groups.set(k, [...(groups.get(k) ?? []), s]);
     }
     for (const group of groups.values()) {

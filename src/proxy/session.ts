@@ -12,6 +12,7 @@ import {
   type ServerCapabilities,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from "@modelcontextprotocol/sdk/types.js";
+import type { Principal } from "../auth/types.js";
 import { getOrCreate } from "../maps.js";
 import type { Resolution } from "../resolve.js";
 import type { Selection } from "../selection.js";
@@ -39,6 +40,8 @@ export interface SessionInit {
   readonly sessionKey: string;
   /** The credential headers it was opened with: a reload places it again by them. In memory only. */
   readonly credentials: Credentials;
+  /** Who opened it: what its selection was narrowed for, and whom its calls are logged for. Never a token. */
+  readonly principal?: Principal | undefined;
 }
 
 type Message = {
@@ -57,6 +60,7 @@ export class Session implements SessionState {
   readonly digest: string;
   readonly sessionKey: string;
   readonly credentials: Credentials;
+  readonly principal: Principal | undefined;
   clientCapabilities: ClientCapabilities | undefined;
   clientInfo: { name: string; version: string } | undefined;
   protocolVersion: string | undefined;
@@ -80,6 +84,7 @@ export class Session implements SessionState {
     this.digest = init.digest;
     this.sessionKey = init.sessionKey;
     this.credentials = init.credentials;
+    this.principal = init.principal;
     this.lastSeen = host.now();
     this.handles = new HandleStore(host.stateMaxBytes);
     this.capabilities = capabilitiesOf(init.resolution.upstreams.map((u) => this.link(u).capabilities ?? {}));

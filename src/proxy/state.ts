@@ -1,5 +1,6 @@
 /** @module What the request handlers of a session read and use: its selection, resolution, instances, client. */
 import type { ClientCapabilities, RequestId } from "@modelcontextprotocol/sdk/types.js";
+import type { Principal } from "../auth/types.js";
 import type { Resolution } from "../resolve.js";
 import type { Selection } from "../selection.js";
 import type { InstanceRef } from "../upstream/instance.js";
@@ -26,6 +27,8 @@ export interface SessionState extends Peer {
   readonly handles: HandleStore;
   /** A digest of the session id: what logs show. */
   readonly digest: string;
+  /** Who opened the session (its initialize's token: subject, scopes, claims; never the token). */
+  readonly principal?: Principal | undefined;
   logLevel: LogLevel;
   readonly clientCapabilities: ClientCapabilities | undefined;
   /** The instance this session uses for an upstream. */
