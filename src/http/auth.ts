@@ -10,7 +10,7 @@ import { meetsRequirement, scopesToChallenge } from "../auth/requirements.js";
 import type { AuthFailure, AuthLogger, Principal, Requires } from "../auth/types.js";
 import type { Catalog } from "../catalog/types.js";
 import { parseQuery } from "../selection.js";
-import { sendJson } from "./replies.js";
+import { sendJson, sendRpcError } from "./replies.js";
 
 /** What a request may go on with: its principal (undefined when `auth:` is off). */
 export type Admitted = { readonly principal: Principal | undefined };
@@ -139,7 +139,17 @@ export class HttpIdentity {
   }
 }
 
-/** A refusal as RFC 6750 words it: the status, the challenge, and `{error, error_description}`. */
+const STATUS_TEXT: Record<number, string> = {
+  400: "Bad Request",
+  401: "Unauthorized",
+  403: "Forbidden",
+  503: "Service Unavailable",
+};
+
+/**
+ * A refusal: the status and challenge RFC 6750 asks for (what clients act on), and a JSON-RPC error body like
+ * every other refusal of these routes, whose message says why without quoting the token.
+ */
 export function refuse(res: ServerResponse, failure: AuthFailure): void {
   const headers: Record<string, string> =
     failure.status === 503
@@ -147,5 +157,6 @@ export function refuse(res: ServerResponse, failure: AuthFailure): void {
       : failure.wwwAuthenticate
         ? { "www-authenticate": failure.wwwAuthenticate }
         : {};
-  sendJson(res, failure.status, { error: failure.error, error_description: failure.description }, headers);
+  const message = `${STATUS_TEXT[failure.status] ?? "Refused"}: ${failure.description}`;
+  sendRpcError(res, failure.status, -32000, message, headers);
 }
