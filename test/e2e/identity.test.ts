@@ -8,7 +8,16 @@ import { join } from "node:path";
 import { SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { startIssuer, type TestIssuer } from "../helpers/oidc.js";
-import { FIXTURE, runCli, type Served, serve, tempDir, until } from "../helpers/proc.js";
+import {
+  FIXTURE,
+  runCli,
+  type Served,
+  serve,
+  stdioClient,
+  tempDir,
+  toolNames,
+  until,
+} from "../helpers/proc.js";
 import { freePort } from "../helpers/redis.js";
 import { initializeRequest, type Message, openSession, post, request } from "../helpers/wire.js";
 
@@ -227,6 +236,23 @@ describe("toolsets by identity", () => {
     expect(report.unavailable.map((u) => u.name)).toEqual(["admin"]);
     const bad = await runCli(["toolsets", file, "--as", "scope=mcp"], { env: { CI_TOKEN } });
     expect(bad.code).toBe(2);
+  });
+});
+
+describe("over stdio", () => {
+  test("a gated toolset is off unless serve --as gives the session a principal that meets it", async () => {
+    const file = join(tmp.dir, "plain.yaml");
+    const anonymous = await stdioClient([file, "--toolsets", "eng"], { CI_TOKEN });
+    expect(await toolNames(anonymous.client)).toEqual(["echo", "list_server_toolsets"]);
+    await anonymous.client.close();
+    const eng = await stdioClient(
+      [file, "--toolsets", "eng", "--as", '{"sub":"me","scope":"admin","groups":["eng"]}'],
+      {
+        CI_TOKEN,
+      },
+    );
+    expect(await toolNames(eng.client)).toEqual(["echo", "add", "with_meta", "list_server_toolsets"]);
+    await eng.client.close();
   });
 });
 
