@@ -5,8 +5,8 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { alive, CLI, FIXTURE, ROOT, type Served, serve, tempDir } from "../helpers/proc.js";
 import { CLIENT_SECRET, startIssuer, type TestIssuer } from "../helpers/oidc.js";
+import { alive, CLI, FIXTURE, ROOT, type Served, serve, tempDir } from "../helpers/proc.js";
 import { freePort } from "../helpers/redis.js";
 import { closeSession, MCP_HEADERS, openSession, post, request } from "../helpers/wire.js";
 
