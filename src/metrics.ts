@@ -51,7 +51,7 @@ export class Metrics {
   });
   readonly refusals = new Counter({
     name: "toolpacks_gate_refusals_total",
-    help: "Requested toolsets not enabled, by toolset and reason (missing, upstream-unavailable, conflict).",
+    help: "Requested toolsets not enabled, by toolset and reason (missing, upstream-unavailable, conflict, forbidden).",
     labelNames: ["toolset", "reason"] as const,
     registers: [this.registry],
   });

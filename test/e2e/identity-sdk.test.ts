@@ -12,9 +12,10 @@ import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { gatedPacks } from "../helpers/identity.js";
 import { authorizeAs } from "../helpers/oauth.js";
 import { startIssuer, type TestIssuer } from "../helpers/oidc.js";
-import { FIXTURE, type Served, serve, tempDir } from "../helpers/proc.js";
+import { type Served, serve, tempDir } from "../helpers/proc.js";
 import { freePort } from "../helpers/redis.js";
 
 const tmp = tempDir();
@@ -31,27 +32,7 @@ beforeAll(async () => {
   audience = `http://127.0.0.1:${port}/mcp`;
   const file = tmp.file(
     "packs.yaml",
-    `
-auth:
-  oauth:
-    issuer: ${as.issuer}
-    audience: ${audience}
-    scopes_supported: [mcp]
-    step_up: true
-upstreams:
-  fx: { command: node, args: ["${FIXTURE}"] }
-toolsets:
-  notes:
-    tools: [fx/echo]
-  admin:
-    default: false
-    requires: { scopes: [admin] }
-    tools: [fx/add]
-  eng:
-    default: false
-    requires: { claims: { groups: [eng] } }
-    tools: [fx/with_meta]
-`,
+    gatedPacks({ issuer: as.issuer, audience, oauth: "    step_up: true", adminDefault: false }),
   );
   served = await serve([file, "--port", String(port)]);
 });

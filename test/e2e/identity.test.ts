@@ -7,48 +7,14 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { gatedPacks } from "../helpers/identity.js";
 import { startIssuer, type TestIssuer } from "../helpers/oidc.js";
-import {
-  FIXTURE,
-  runCli,
-  type Served,
-  serve,
-  stdioClient,
-  tempDir,
-  toolNames,
-  until,
-} from "../helpers/proc.js";
+import { runCli, type Served, serve, stdioClient, tempDir, toolNames, until } from "../helpers/proc.js";
 import { freePort } from "../helpers/redis.js";
 import { initializeRequest, type Message, openSession, post, request } from "../helpers/wire.js";
 
 const CI_TOKEN = "ci-static-token-5c1e8b7d";
 const tmp = tempDir();
-
-/** notes: everyone; admin: the admin scope (on by default); eng: the eng group (opt-in). */
-function config(issuer: string, audience: string, extra: string): string {
-  return `
-auth:
-  tokens:
-    - { token: "\${CI_TOKEN}", subject: ci, scopes: [notes:read] }
-  oauth:
-    issuer: ${issuer}
-    audience: ${audience}
-    scopes_supported: [mcp]
-${extra}
-upstreams:
-  fx: { command: node, args: ["${FIXTURE}"] }
-toolsets:
-  notes:
-    tools: [fx/echo]
-  admin:
-    requires: { scopes: [admin] }
-    tools: [fx/add]
-  eng:
-    default: false
-    requires: { claims: { groups: [eng] } }
-    tools: [fx/with_meta]
-`;
-}
 
 let as: TestIssuer;
 let plain: Served;
@@ -65,11 +31,22 @@ beforeAll(async () => {
   const audit = join(tmp.dir, "audit.jsonl");
   const a = tmp.file(
     "plain.yaml",
-    config(as.issuer, audience, `audit: { file: ${JSON.stringify(audit)}, arguments: true }`),
+    gatedPacks({
+      issuer: as.issuer,
+      audience,
+      staticToken: true,
+      top: `audit: { file: ${JSON.stringify(audit)}, arguments: true }`,
+    }),
   );
   const b = tmp.file(
     "step-up.yaml",
-    config(as.issuer, stepUpAudience, "    step_up: true\naudit: { stderr: true, subject: digest }"),
+    gatedPacks({
+      issuer: as.issuer,
+      audience: stepUpAudience,
+      staticToken: true,
+      oauth: "    step_up: true",
+      top: "audit: { stderr: true, subject: digest }",
+    }),
   );
   [plain, stepUp] = await Promise.all([
     serve([a, "--port", String(p1), "--log-level", "debug"], { CI_TOKEN }),
