@@ -4,7 +4,7 @@
  * 401/403/503 answers. The client's token goes no further than this module: what passes on is a principal.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { namedRequirements } from "../access.js";
+import { gates, namedRequirements } from "../access.js";
 import { type Authenticator, createAuthenticator } from "../auth/authenticator.js";
 import { meetsRequirement, scopesToChallenge } from "../auth/requirements.js";
 import type { AuthFailure, AuthLogger, Principal, Requires } from "../auth/types.js";
@@ -18,28 +18,37 @@ export type Admitted = { readonly principal: Principal | undefined };
 const WELL_KNOWN = "/.well-known/oauth-protected-resource";
 
 export class HttpIdentity {
-  private current: { key: string; auth: Authenticator | undefined } | undefined;
+  private current:
+    | { catalog: Catalog; key: string; auth: Authenticator | undefined; gated: boolean }
+    | undefined;
 
   constructor(
     private readonly logger: AuthLogger,
     private readonly mcpPath: string,
+    /** Query keys that are not toolset names (`serve --ignore-query-key`). */
+    private readonly ignoreKeys: readonly string[] = [],
     private readonly fetchFn?: typeof fetch,
   ) {}
 
-  /** The authenticator of this catalog's `auth:`; made again only when a reload changes `auth:`. */
+  /**
+   * The authenticator of this catalog's `auth:` (its JWKS cache and accepted tokens survive a reload that
+   * leaves `auth:` as it was). Looked at once per catalog, not per request.
+   */
   private authFor(catalog: Catalog): Authenticator | undefined {
+    if (this.current?.catalog === catalog) return this.current.auth;
     const key = JSON.stringify(catalog.auth ?? null);
+    let auth = this.current?.auth;
     if (this.current?.key !== key) {
       this.current?.auth?.close();
-      const auth = catalog.auth
+      auth = catalog.auth
         ? createAuthenticator(catalog.auth, {
             logger: this.logger,
             ...(this.fetchFn ? { fetch: this.fetchFn } : {}),
           })
         : undefined;
-      this.current = { key, auth };
     }
-    return this.current.auth;
+    this.current = { catalog, key, auth, gated: gates(catalog) };
+    return auth;
   }
 
   /** The paths the protected resource metadata is served at: the root form, the audience's and the MCP path's. */
@@ -129,7 +138,8 @@ export class HttpIdentity {
   }
 
   private named(catalog: Catalog, query: string): Requires[] {
-    const parsed = parseQuery(query);
+    if (!query || (this.current?.catalog === catalog && !this.current.gated)) return [];
+    const parsed = parseQuery(query, this.ignoreKeys);
     return parsed.ok ? namedRequirements(catalog, parsed.query).map((n) => n.requires) : [];
   }
 

@@ -74,7 +74,7 @@ export function createHttpHandler(gateway: Gateway, partial: Partial<HandlerOpti
     ...(options.sessionSecret ? { sessionSecret: options.sessionSecret } : {}),
   });
   const log = gateway.logger;
-  const identity = new HttpIdentity(log, options.path);
+  const identity = new HttpIdentity(log, options.path, gateway.options.ignoreKeys);
 
   async function post(
     req: IncomingMessage,

@@ -1,11 +1,14 @@
 /**
  * Two replicas sharing a session secret (the library, each on its own node:http server): a signed session id
- * carries a keyed digest of its subject, so a replica that rebuilds the session serves only that subject.
+ * carries a keyed digest of its subject, so a replica that rebuilds the session serves only that subject. And
+ * a reload that changes what a principal may use ends that principal's sessions, and only those.
  */
+import { readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { createToolpacks, loadCatalog, type Toolpacks } from "../../src/index.js";
+import { compileTexts, createToolpacks, loadCatalog, type Toolpacks } from "../../src/index.js";
 import { FIXTURE, tempDir } from "../helpers/proc.js";
 import { openSession, post } from "../helpers/wire.js";
 
@@ -21,12 +24,15 @@ beforeAll(async () => {
     `
 auth:
   tokens:
-    - { token: "${ALICE}", subject: alice }
+    - { token: "${ALICE}", subject: alice, scopes: [ops] }
     - { token: "${BOB}", subject: bob }
 upstreams:
   fx: { command: node, args: ["${FIXTURE}"] }
 toolsets:
   notes: { tools: [fx/echo] }
+  ops:
+    requires: { scopes: [ops] }
+    tools: [fx/add]
 `,
   );
   const loaded = loadCatalog([file]);
@@ -65,5 +71,42 @@ describe("signed session ids carry their subject", () => {
     expect(bob.text).toContain("another identity");
     const alice = await post(two.url, ping, { session, headers: { authorization: `Bearer ${ALICE}` } });
     expect(alice.status).toBe(200);
+  });
+});
+
+describe("a reload and who may use what", () => {
+  test("a reload that takes a toolset from a principal ends its session; another principal's session goes on", async () => {
+    // Its own server without a session secret: a signed id would be rebuilt (for the new config) instead.
+    const file = join(tmp.dir, "packs.yaml");
+    const loaded = loadCatalog([file]);
+    if (!loaded.ok) throw new Error("config");
+    const toolpacks = createToolpacks(loaded.catalog, { logger: false });
+    const server = createServer((req, res) => void toolpacks.handle(req, res));
+    await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok));
+    const one = { toolpacks, server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp` };
+    replicas.push(one);
+    const alice = { authorization: `Bearer ${ALICE}` };
+    const bob = { authorization: `Bearer ${BOB}` };
+    const a = await openSession(one.url, { headers: alice });
+    const b = await openSession(one.url, { headers: bob });
+    const text = readFileSync(file, "utf8").replace(
+      "requires: { scopes: [ops] }",
+      "requires: { scopes: [admin] }",
+    );
+    expect(text).toContain("scopes: [admin]");
+    const next = compileTexts([{ file, text }]);
+    if (!next.ok) throw new Error("reloaded config");
+    await one.toolpacks.gateway.reload(next.catalog);
+    const list = { jsonrpc: "2.0", id: 2, method: "tools/list" };
+    // alice (scope ops) may no longer use the ops toolset: her session's lists would change under it.
+    expect((await post(one.url, list, { session: a.session, headers: alice })).status).toBe(404);
+    // bob's static token has every scope: what he may use did not change.
+    const kept = await post(one.url, list, { session: b.session, headers: bob });
+    expect(kept.status).toBe(200);
+    expect(JSON.stringify(kept.messages)).toContain('"add"');
+    // A new session of alice's gets the new lists.
+    const again = await openSession(one.url, { headers: alice });
+    const fresh = await post(one.url, list, { session: again.session, headers: alice });
+    expect(JSON.stringify(fresh.messages)).not.toContain('"add"');
   });
 });
