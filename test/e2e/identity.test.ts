@@ -3,13 +3,24 @@
  * with oidc-provider as the issuer, toolsets by scope and claim, sessions bound to their subject, step-up,
  * and the audit log.
  */
+import type { ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { gatedPacks } from "../helpers/identity.js";
 import { startIssuer, type TestIssuer } from "../helpers/oidc.js";
-import { runCli, type Served, serve, stdioClient, tempDir, toolNames, until } from "../helpers/proc.js";
+import {
+  ROOT,
+  runCli,
+  type Served,
+  serve,
+  startListening,
+  stdioClient,
+  tempDir,
+  toolNames,
+  until,
+} from "../helpers/proc.js";
 import { freePort } from "../helpers/redis.js";
 import { initializeRequest, type Message, openSession, post, request } from "../helpers/wire.js";
 
@@ -21,8 +32,12 @@ let plain: Served;
 let stepUp: Served;
 let audience: string;
 let stepUpAudience: string;
+let echoServer: ChildProcess | undefined;
 
 beforeAll(async () => {
+  const echo = startListening([join(ROOT, "test/fixtures/http-echo-server.mjs")]);
+  echoServer = echo.proc;
+  const echoUrl = `http://127.0.0.1:${await echo.listening}/mcp`;
   // The audience is the server's URL, so its port is chosen first (after the issuer has taken its own).
   as = await startIssuer({ audience: () => audience });
   const [p1, p2] = [await freePort(), await freePort()];
@@ -36,6 +51,8 @@ beforeAll(async () => {
       audience,
       staticToken: true,
       top: `audit: { file: ${JSON.stringify(audit)}, arguments: true }`,
+      upstreams: `  remote: { url: "${echoUrl}" }`,
+      toolsets: "  remote: { default: false, tools: [remote/whoami] }",
     }),
   );
   const b = tmp.file(
@@ -56,6 +73,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.all([plain?.stop(), stepUp?.stop()]);
+  echoServer?.kill("SIGKILL");
   await as?.close();
   tmp.cleanup();
 });
@@ -230,6 +248,27 @@ describe("over stdio", () => {
     );
     expect(await toolNames(eng.client)).toEqual(["echo", "add", "with_meta", "list_server_toolsets"]);
     await eng.client.close();
+  });
+});
+
+describe("the client's token is for toolpacks", () => {
+  test("the client's token never reaches an upstream", async () => {
+    const token = await as.token({ scope: "mcp" });
+    const url = plain.url("remote");
+    const { session } = await openSession(url, { headers: bearer(token) });
+    const { answer } = await request(
+      url,
+      session,
+      1,
+      "tools/call",
+      { name: "whoami", arguments: {} },
+      {
+        headers: bearer(token),
+      },
+    );
+    const seen = JSON.stringify(answer.result);
+    expect(seen).toContain('"authorization":null');
+    expect(seen).not.toContain(token.slice(-20));
   });
 });
 

@@ -12,6 +12,9 @@ export interface GatedOptions {
   readonly staticToken?: boolean;
   /** `default:` of the admin toolset (default true). */
   readonly adminDefault?: boolean;
+  /** More upstreams and toolsets (lines indented by two spaces under `upstreams:` and `toolsets:`). */
+  readonly upstreams?: string;
+  readonly toolsets?: string;
 }
 
 /** notes: tools [fx/echo]; admin: requires scope admin, [fx/add]; eng: opt-in, requires groups eng, [fx/with_meta]. */
@@ -26,6 +29,7 @@ ${o.oauth ?? ""}
 ${o.top ?? ""}
 upstreams:
   fx: { command: node, args: ["${FIXTURE}"] }
+${o.upstreams ?? ""}
 toolsets:
   notes:
     tools: [fx/echo]
@@ -37,5 +41,6 @@ toolsets:
     default: false
     requires: { claims: { groups: [eng] } }
     tools: [fx/with_meta]
+${o.toolsets ?? ""}
 `;
 }
