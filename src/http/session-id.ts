@@ -4,6 +4,8 @@
  * ended id stays ended however it is respelled.
  */
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { identityKey } from "../auth/requirements.js";
+import type { Principal } from "../auth/types.js";
 
 /** What a replica needs to rebuild a session it has never seen. */
 export interface SessionSeed {
@@ -31,12 +33,12 @@ const b64 = (b: Buffer | string) => Buffer.from(b).toString("base64url");
  * the id (a plain digest of an e-mail address could be confirmed by guessing). Undefined without a principal.
  */
 export function subjectDigest(
-  principal: { readonly subject: string } | undefined,
+  principal: Principal | undefined,
   secret: string | undefined,
 ): string | undefined {
   if (!principal || !secret) return undefined;
   return createHmac("sha256", secret)
-    .update(`toolpacks session subject\0${principal.subject}`)
+    .update(`toolpacks session subject\0${identityKey(principal)}`)
     .digest("base64url")
     .slice(0, 22);
 }

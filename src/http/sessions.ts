@@ -2,6 +2,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
+import { identityKey } from "../auth/requirements.js";
 import type { Principal } from "../auth/types.js";
 import type { Gateway } from "../proxy/gateway.js";
 import { bindingOf, credentialsOf } from "../proxy/instances.js";
@@ -15,7 +16,7 @@ export interface Entry {
   readonly transport: HttpSessionTransport;
   /** The digest of the credential values the session was opened with: every request must carry the same. */
   readonly binding: string;
-  /** The subject of its initialize's principal: every request must be the same identity. */
+  /** The identity of its initialize's principal (`identityKey`): every request must be the same. */
   readonly subject: string | undefined;
 }
 
@@ -107,7 +108,7 @@ export class SessionTable {
       };
     }
     const transport = new HttpSessionTransport(id, !init.stateless);
-    const entry: Entry = { session, transport, binding, subject: principal?.subject };
+    const entry: Entry = { session, transport, binding, subject: principal && identityKey(principal) };
     transport.onclosed = () => {
       if (this.entries.get(id)?.transport === transport) this.entries.delete(id);
       void this.gateway.closeSession(session);
@@ -160,7 +161,7 @@ export class SessionTable {
     }
     if (!entry) return { status: 404, code: -32001, message: "Session not found" };
     if (isRefusal(entry)) return entry;
-    if (entry.subject !== principal?.subject) return anotherIdentity();
+    if (entry.subject !== (principal && identityKey(principal))) return anotherIdentity();
     if (entry.binding !== this.bindingOfRequest(undefined, req, principal, entry.session))
       return this.forbidden();
     entry.session.lastSeen = this.gateway.now();

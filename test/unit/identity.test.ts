@@ -6,7 +6,7 @@
 import { describe, expect, test } from "vitest";
 import { accessKey, namedRequirements, resolutionKey, withAccess } from "../../src/access.js";
 import { AuditLog, subjectDigest } from "../../src/audit.js";
-import { parsePrincipalJson } from "../../src/auth/requirements.js";
+import { identityKey, parsePrincipalJson } from "../../src/auth/requirements.js";
 import type { Principal } from "../../src/auth/types.js";
 import { compileTexts } from "../../src/catalog/load.js";
 import { formatConfigError } from "../../src/config/errors.js";
@@ -286,6 +286,16 @@ describe("what a principal is told", () => {
     });
     expect(tp.activeFor("/mcp?nope").forbidden).toEqual(["admin", "root"]);
     await tp.close();
+  });
+});
+
+describe("who a principal is", () => {
+  test("a static token named like an issuer's user is another identity; one issuer's tokens are one", () => {
+    const staticAlice: Principal = { subject: "alice", scopes: "all", claims: {}, via: "token" };
+    const jwtAlice = who({ sub: "alice" });
+    const introspectedAlice: Principal = { ...jwtAlice, via: "introspection" };
+    expect(identityKey(staticAlice)).not.toBe(identityKey(jwtAlice));
+    expect(identityKey(introspectedAlice)).toBe(identityKey(jwtAlice));
   });
 });
 
