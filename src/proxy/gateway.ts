@@ -8,32 +8,21 @@ import type { UpstreamState } from "../catalog/inventory.js";
 import type { Catalog, Upstream } from "../catalog/types.js";
 import type { Logger } from "../log.js";
 import { Metrics } from "../metrics.js";
-import { everythingSelection, type ToolsetsReport, toolsetsReport } from "../report.js";
-import { type Resolution, resolve, resolveWithRefresh } from "../resolve.js";
+import { type RequestStateCodec, requestStateCodec } from "../modern/state-key.js";
+import { resolveEverything, type ToolsetsReport, toolsetsReport } from "../report.js";
+import { type Resolution, resolveWithRefresh } from "../resolve.js";
 import { type Selection, type SelectResult, select } from "../selection.js";
 import { type InstanceRef, refLabel, sharedRef } from "../upstream/instance.js";
 import { UpstreamPool } from "../upstream/pool.js";
+import { BridgeTable } from "./bridge.js";
+import type { GatewayOptions } from "./gateway-options.js";
 import type { SessionHost, UpstreamLink } from "./host.js";
 import { cacheKey, credentialsOf, refsOf } from "./instances.js";
-import { placeAfterReload } from "./reload-sessions.js";
+import { placeAfterReload, refsAfterReload } from "./reload-sessions.js";
 import { ResolutionCache } from "./resolution-cache.js";
 import { Session } from "./session.js";
 import { TOOLSETS_TOOL, toolsetsToolDef } from "./toolsets-tool.js";
-import { Traffic, warnInFlight } from "./traffic.js";
-
-export interface GatewayOptions {
-  readonly name: string;
-  readonly version: string;
-  /** What a URL naming nothing gets, in URL spelling. */
-  readonly defaultSelection?: string;
-  readonly ignoreKeys?: readonly string[];
-  /** Offer list_server_toolsets (default true). */
-  readonly toolsetsTool: boolean;
-  readonly logger: Logger;
-  /** Sessions keep captured values (false when each lasts one request and no shared store exists). */
-  readonly capture?: boolean;
-  readonly now?: () => number;
-}
+import { IN_FLIGHT_WARNING, inFlightUpstreams, Traffic } from "./traffic.js";
 
 export class Gateway implements SessionHost {
   readonly pool: UpstreamPool;
@@ -43,6 +32,9 @@ export class Gateway implements SessionHost {
   readonly serverInfo: { name: string; version: string };
   readonly capture: boolean;
   readonly audit: AuditLog;
+  readonly cacheTtlMs: number;
+  readonly bridges = new BridgeTable();
+  readonly requestStates: RequestStateCodec;
   private readonly cache = new ResolutionCache();
   private current: Catalog;
 
@@ -51,6 +43,8 @@ export class Gateway implements SessionHost {
     readonly options: GatewayOptions,
   ) {
     this.capture = options.capture ?? true;
+    this.cacheTtlMs = options.cacheTtlMs ?? 60_000;
+    this.requestStates = requestStateCodec(catalog, options.stateSecret, () => this.now());
     this.current = this.capture ? catalog : withoutCapture(catalog);
     this.serverInfo = { name: options.name, version: options.version };
     this.traffic = new Traffic({
@@ -77,8 +71,13 @@ export class Gateway implements SessionHost {
         },
       },
     );
-    warnInFlight(this.current, this.logger);
+    this.warnInFlight(this.current);
     this.audit = new AuditLog(this.current.audit, { logger: options.logger });
+  }
+
+  private warnInFlight(catalog: Catalog): void {
+    const risky = inFlightUpstreams(catalog);
+    if (risky.length) this.logger.warn(IN_FLIGHT_WARNING, { upstreams: risky });
   }
 
   get logger(): Logger {
@@ -162,6 +161,7 @@ export class Gateway implements SessionHost {
     headers: IncomingHttpHeaders,
     sessionKey: string,
     digest: string,
+    owner?: string,
     principal?: Principal,
   ): Promise<Session> {
     const upstreams = this.upstreamsOf(selection);
@@ -174,8 +174,16 @@ export class Gateway implements SessionHost {
       }
       const resolution = await this.resolve(selection, refs);
       const credentials = credentialsOf(this.catalog, upstreams, headers);
-      const init = { selection, resolution, refs, digest, sessionKey, credentials, principal };
-      const session = new Session(this, init);
+      const session = new Session(this, {
+        selection,
+        resolution,
+        refs,
+        digest,
+        sessionKey,
+        credentials,
+        principal,
+        ...(owner !== undefined ? { owner } : {}),
+      });
       this.sessions.add(session);
       this.metrics.sessionOpened(selection.key);
       return session;
@@ -225,10 +233,7 @@ export class Gateway implements SessionHost {
 
   /** Every toolset resolved against what the shared instances have listed already: pure, starts nothing. */
   private everything(): Resolution {
-    const known = new Map<string, UpstreamState>();
-    for (const i of this.pool.instances())
-      if (i.state && i.ref.kind === "shared") known.set(i.ref.upstream, i.state);
-    return resolve(this.catalog, everythingSelection(this.catalog), known);
+    return resolveEverything(this.catalog, this.pool.instances());
   }
 
   offersToolsetsTool(resolution: Resolution): boolean {
@@ -236,6 +241,7 @@ export class Gateway implements SessionHost {
   }
 
   async close(): Promise<void> {
+    this.bridges.close();
     await Promise.all([...this.sessions].map((s) => this.closeSession(s)));
     await this.pool.close();
     await this.audit.end();
@@ -248,7 +254,7 @@ export class Gateway implements SessionHost {
    */
   async reload(catalog: Catalog): Promise<void> {
     this.current = this.capture ? catalog : withoutCapture(catalog);
-    warnInFlight(this.current, this.logger);
+    this.warnInFlight(this.current);
     this.audit.configure(this.current.audit);
     this.cache.clear();
     await this.pool.setCatalog(this.current);
@@ -260,15 +266,7 @@ export class Gateway implements SessionHost {
   refsAfterReload(session: Session): Map<string, InstanceRef> | undefined {
     const access = withAccess(this.catalog, session.selection, session.principal);
     if (accessKey(access) !== accessKey(session.selection)) return undefined;
-    const upstreams = this.upstreamsOf(session.selection);
-    const { names, values } = session.credentials;
-    for (const u of upstreams) {
-      const spec = this.catalog.upstreams.get(u);
-      if (!spec) continue;
-      const wanted = spec.transport === "http" ? spec.forwardHeaders : Object.keys(spec.headerEnv);
-      if (wanted.some((h) => !names.includes(h))) return undefined;
-    }
-    return refsOf(this.catalog, upstreams, values, session.sessionKey);
+    return refsAfterReload(this.catalog, this.upstreamsOf(session.selection), session);
   }
 
   /** An instance's lists or availability changed: cached resolutions through it go; its sessions resolve again. */

@@ -7,7 +7,7 @@
  * client's log lines or answer its elicitations), so it is dropped (counted) or refused, unless the upstream
  * opted back into `attribution: in-flight` for a one-user deployment.
  */
-import type { Catalog, Upstream } from "../catalog/types.js";
+import type { Upstream } from "../catalog/types.js";
 import type { Logger } from "../log.js";
 import { getOrCreate } from "../maps.js";
 import type { InstanceRef } from "../upstream/instance.js";
@@ -25,6 +25,14 @@ export interface TrafficDeps {
 }
 
 type Notification = { method: string; params?: Params };
+
+export const IN_FLIGHT_WARNING =
+  "attribution: in-flight delivers an upstream's untied log lines and requests to whichever client has a call open: safe with one user only";
+
+/** The upstreams that opted back into in-flight attribution (warned about at start and reload). */
+export function inFlightUpstreams(catalog: { readonly upstreams: ReadonlyMap<string, Upstream> }): string[] {
+  return [...catalog.upstreams.values()].filter((u) => u.attribution === "in-flight").map((u) => u.name);
+}
 
 export class Traffic implements SessionTraffic {
   private readonly inflight = new Map<string, Map<Peer, number>>();
@@ -167,16 +175,4 @@ export class Traffic implements SessionTraffic {
     if (sent === undefined || LOG_LEVELS.indexOf(wanted) >= LOG_LEVELS.indexOf(sent)) return undefined;
     return this.upstreamLevel(ref);
   }
-}
-
-/** `attribution: in-flight` hands untied messages to whoever has a call open: said once, at start and reload. */
-export function warnInFlight(catalog: Catalog, logger: Logger): void {
-  const risky = [...catalog.upstreams.values()]
-    .filter((u) => u.attribution === "in-flight")
-    .map((u) => u.name);
-  if (!risky.length) return;
-  logger.warn(
-    "attribution: in-flight delivers an upstream's untied log lines and requests to whichever client has a call open: safe with one user only",
-    { upstreams: risky },
-  );
 }
