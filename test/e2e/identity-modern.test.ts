@@ -36,11 +36,13 @@ auth:
 audit: { file: ${JSON.stringify(audit)}, arguments: true }
 upstreams:
   fx: { command: node, args: ["${FIXTURE}"] }
+  every: { command: mcp-server-everything, isolation: per-session, prefix: e_ }
 toolsets:
   notes: { tools: [fx/echo] }
   admin:
     requires: { scopes: [admin] }
     tools: [fx/add]
+  every: { default: false, tools: [every/trigger-elicitation-request] }
 `,
   );
   served = await serve([config, "--port", String(port)], TOKENS);
@@ -51,9 +53,14 @@ afterAll(async () => {
 });
 
 /** One raw 2026-07-28 POST (no session); `token` becomes its bearer. */
-async function modern(method: string, params: Record<string, unknown>, token?: string) {
+async function modern(
+  method: string,
+  params: Record<string, unknown>,
+  token?: string,
+  options: { query?: string; capabilities?: Record<string, unknown> } = {},
+) {
   const name = params.name as string | undefined;
-  const res = await fetch(served.url(), {
+  const res = await fetch(served.url(options.query), {
     method: "POST",
     headers: {
       "content-type": "application/json",
@@ -71,7 +78,7 @@ async function modern(method: string, params: Record<string, unknown>, token?: s
         ...params,
         _meta: {
           "io.modelcontextprotocol/protocolVersion": V,
-          "io.modelcontextprotocol/clientCapabilities": {},
+          "io.modelcontextprotocol/clientCapabilities": options.capabilities ?? {},
           "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },
         },
       },
@@ -156,5 +163,31 @@ describe("2026-07-28 requests carry their own identity", () => {
       await fetch(`${served.base}/metrics`, { headers: { authorization: `Bearer ${TOKENS.ROOT_TOKEN}` } })
     ).text();
     expect(metrics).toMatch(/^toolpacks_sessions\{selection="notes"\} 2$/m);
+  });
+
+  test("a requestState made for one subject is refused to another, and still completes for its own", async () => {
+    const options = { query: "only=every", capabilities: { elicitation: { form: {} } } };
+    const call = { name: "e_trigger-elicitation-request", arguments: {} };
+    const first = await modern("tools/call", call, TOKENS.ALICE_TOKEN, options);
+    expect(first.answer?.result).toMatchObject({ resultType: "input_required" });
+    const { inputRequests, requestState } = first.answer!.result as {
+      inputRequests: Record<string, unknown>;
+      requestState: string;
+    };
+    const retry = (token: string) =>
+      modern(
+        "tools/call",
+        {
+          ...call,
+          inputResponses: {
+            [Object.keys(inputRequests)[0]!]: { action: "accept", content: { name: "Ada", color: "red" } },
+          },
+          requestState,
+        },
+        token,
+        options,
+      );
+    expect((await retry(TOKENS.BOB_TOKEN)).answer?.error?.code).toBe(-32602);
+    expect(JSON.stringify((await retry(TOKENS.ALICE_TOKEN)).answer?.result)).toContain("Name: Ada");
   });
 });
