@@ -14,7 +14,7 @@ export async function serveStdio(
   const parsed = gateway.select(selectionQuery, principal);
   if (!parsed.ok) throw new Error(`bad --toolsets selection: ${parsed.error}`);
   const { selection } = parsed;
-  const session = await gateway.open(selection, {}, randomUUID(), "stdio", undefined, principal);
+  const session = await gateway.open(selection, {}, randomUUID(), "stdio", principal);
   const transport = new StdioServerTransport();
   const ended = new Promise<void>((resolve) => {
     process.stdin.once("end", resolve);

@@ -215,8 +215,8 @@ export class ModernEndpoint {
         req.headers,
         sessionKey,
         sessionDigest(sessionKey),
-        owner,
         principal,
+        owner,
       );
       return { session, lastUsed: this.gateway.now(), busy: 0 };
     };

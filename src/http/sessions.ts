@@ -97,7 +97,7 @@ export class SessionTable {
     const digest = sessionDigest(id);
     let session: Session;
     try {
-      session = await this.gateway.open(selection, req.headers, id, digest, undefined, principal);
+      session = await this.gateway.open(selection, req.headers, id, digest, principal);
     } catch (err) {
       if (!(err instanceof TooManyInstances)) throw err;
       return {

@@ -154,15 +154,16 @@ export class Gateway implements SessionHost {
 
   /**
    * Opens a session: its instances (shared, per credential, or its own), its resolution, its bookkeeping.
-   * Throws TooManyInstances when an isolated instance cannot be had.
+   * Throws TooManyInstances when an isolated instance cannot be had. `principal` (5th, a stable interface)
+   * is who opened it; `owner` the digest its handles and 2026-07-28 request states are bound to.
    */
   async open(
     selection: Selection,
     headers: IncomingHttpHeaders,
     sessionKey: string,
     digest: string,
-    owner?: string,
     principal?: Principal,
+    owner?: string,
   ): Promise<Session> {
     const upstreams = this.upstreamsOf(selection);
     const refs = refsOf(this.catalog, upstreams, headers, sessionKey);
