@@ -1,4 +1,6 @@
 /** @module The one `/toolsets` payload: used by the HTTP route, the list_server_toolsets tool and `toolpacks toolsets --json`. */
+import { requiresText } from "./access.js";
+import type { Requires } from "./auth/types.js";
 import type { ToolDef, UpstreamState } from "./catalog/inventory.js";
 import type { Catalog } from "./catalog/types.js";
 import { type Reason, type Resolution, resolve } from "./resolve.js";
@@ -26,6 +28,10 @@ export interface ToolsetEntry {
   readonly active: boolean;
   /** Request headers its upstreams take credentials from (`forward_headers`, `header_env`); only when any. */
   readonly headers?: readonly string[];
+  /** Who may use it (`requires:`); only on gated toolsets. */
+  readonly requires?: Requires;
+  /** The caller does not meet `requires`: it is never active for them. Only when true. */
+  readonly forbidden?: true;
   /** Bytes of the definitions of the tools it exposes; only with live data, and only when known. */
   readonly schema_bytes?: number;
   readonly approx_tokens?: number;
@@ -43,6 +49,8 @@ export interface ToolsetsReport {
     reason: Reason;
     missing: readonly string[];
     detail: string;
+    /** With reason `forbidden`: what the toolset needs. */
+    requires?: Requires;
   }[];
   /** Bytes of the whole `tools/list` result the selection gets; present once upstreams were asked. */
   readonly schema_bytes?: number;
@@ -140,7 +148,9 @@ export function toolsetsReport(
           }),
         ),
       ];
-      const figure = figures.get(t.name);
+      const denied = selection.denied?.includes(t.name) === true;
+      // A forbidden toolset's size says nothing the caller may use.
+      const figure = denied ? undefined : figures.get(t.name);
       return {
         name: t.name,
         title: t.title,
@@ -149,6 +159,8 @@ export function toolsetsReport(
         always: t.always,
         active: on.has(t.name),
         ...(headers.length ? { headers } : {}),
+        ...(t.requires ? { requires: t.requires } : {}),
+        ...(denied ? { forbidden: true as const } : {}),
         ...(figure ? { schema_bytes: figure.schema_bytes, approx_tokens: figure.approx_tokens } : {}),
       };
     }),
@@ -162,18 +174,40 @@ export function toolsetsReport(
         }
       : {}),
     unknown: selection.unknown,
-    ...(resolution
-      ? {
-          unavailable: resolution.unavailable.map((u) => ({
-            name: u.name,
-            reason: u.reason,
-            missing: u.missing,
-            detail: u.detail,
-          })),
-        }
+    ...(resolution || selection.forbidden?.length
+      ? { unavailable: unavailableOf(catalog, selection, resolution) }
       : {}),
     ...(total ? { schema_bytes: total.schema_bytes, approx_tokens: total.approx_tokens } : {}),
   };
+}
+
+/** Why requested toolsets are off; without a resolution (no upstream asked), only those forbidden to the caller. */
+function unavailableOf(
+  catalog: Catalog,
+  selection: Selection,
+  resolution: Resolution | undefined,
+): NonNullable<ToolsetsReport["unavailable"]> {
+  const list =
+    resolution?.unavailable ??
+    (selection.forbidden ?? []).map((name) => {
+      const requires = catalog.toolset.get(name)?.requires;
+      return {
+        name,
+        reason: "forbidden" as const,
+        missing: [],
+        detail: requires ? requiresText(requires) : "",
+      };
+    });
+  return list.map((u) => {
+    const requires = u.reason === "forbidden" ? catalog.toolset.get(u.name)?.requires : undefined;
+    return {
+      name: u.name,
+      reason: u.reason,
+      missing: u.missing,
+      detail: u.detail,
+      ...(requires ? { requires } : {}),
+    };
+  });
 }
 
 /**

@@ -1,4 +1,5 @@
 /** @module The pure resolver: catalog + requested toolsets + inventory → one complete, frozen Resolution. */
+import { requiresText } from "./access.js";
 import { deepFreeze } from "./catalog/freeze.js";
 import type { Inventory, UpstreamState } from "./catalog/inventory.js";
 import type { Catalog, MemberKind } from "./catalog/types.js";
@@ -85,6 +86,7 @@ export function resolve(catalog: Catalog, selection: Selection, inventory: Inven
       if (e.template) uriRoutes.push({ upstream: e.upstream, regex: templateRegExp(e.name) });
     }
   }
+  for (const name of selection.forbidden ?? []) unavailable.push(forbiddenEntry(catalog, name));
   const of = (kind: MemberKind) => Array.from(routes[kind].values(), (r) => withCapture(catalog, r.route));
   const tools = of("tool");
   const prompts = of("prompt");
@@ -114,6 +116,18 @@ export function resolve(catalog: Catalog, selection: Selection, inventory: Inven
     ...(instructions ? { instructions } : {}),
     unknown: selection.unknown,
   });
+}
+
+/** A requested toolset the principal may not use: what it needs, never its tools. */
+function forbiddenEntry(catalog: Catalog, name: string): Unavailable {
+  const requires = catalog.toolset.get(name)?.requires;
+  return {
+    name,
+    reason: "forbidden",
+    missing: [],
+    detail: requires ? requiresText(requires) : "",
+    upstreams: [],
+  };
 }
 
 export type Refresh = (upstream: string) => Promise<UpstreamState>;

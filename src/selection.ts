@@ -32,6 +32,10 @@ export interface Selection {
   readonly unknown: readonly string[];
   /** Same key ⇔ same active set: `?a&b`, `?b&a` and `?toolsets=a,b` share it. */
   readonly key: string;
+  /** Requested toolsets the principal does not meet (`requires:`), catalog order: never active (access.ts). */
+  readonly forbidden?: readonly string[];
+  /** Every toolset the principal does not meet, requested or not, catalog order: for its report. */
+  readonly denied?: readonly string[];
 }
 
 function decode(s: string): string {

@@ -1,11 +1,13 @@
 /** @module `toolpacks toolsets`: what a URL with a query would activate; with `--live`, what it costs. */
 import type { Command } from "commander";
+import { requiresText, withAccess } from "../access.js";
+import { parsePrincipalJson } from "../auth/requirements.js";
 import type { Catalog } from "../catalog/types.js";
 import { TOOLSETS_TOOL, toolsetsToolDef } from "../proxy/toolsets-tool.js";
 import type { Figure, ToolsetsReport } from "../report.js";
 import { everythingSelection, listFigure, toolsetFigures, toolsetsReport } from "../report.js";
 import { type Resolution, resolve, resolveWithRefresh } from "../resolve.js";
-import { select } from "../selection.js";
+import { type Selection, select } from "../selection.js";
 import { sharedRef } from "../upstream/instance.js";
 import { catalogOrExit, toolsetsToolOn } from "./common.js";
 import { finish, withLive } from "./live.js";
@@ -24,6 +26,9 @@ export function toolsetsTable(catalog: Catalog, report: ToolsetsReport): string 
       `unknown: ${report.unknown.join(", ")} (served anyway; known: ${catalog.toolsets.map((t) => t.name).join(", ")})`,
     );
   if (report.tools) lines.push(`tools: ${report.tools.join(", ") || "(none)"}`);
+  for (const t of report.toolsets)
+    if (t.requires)
+      lines.push(`${t.forbidden ? "forbidden" : "gated"}: ${t.name} ${requiresText(t.requires)}`);
   for (const u of report.unavailable ?? []) lines.push(`not enabled: ${u.name}: ${u.reason}: ${u.detail}`);
   return lines.join("\n");
 }
@@ -38,7 +43,9 @@ export interface LiveCost {
 
 /** Why a toolset is not on, in a few words, and the detail (refs that match nothing, which upstream is down). */
 function statusOf(name: string, live: LiveCost): { status: string; detail: string } {
-  const requested = live.resolution.requested.includes(name);
+  const requested =
+    live.resolution.requested.includes(name) ||
+    live.resolution.unavailable.some((u) => u.name === name && u.reason === "forbidden");
   if (requested && live.resolution.active.includes(name)) return { status: "active", detail: "" };
   const from = requested ? live.resolution : live.everything;
   const u = from.unavailable.find((x) => x.name === name);
@@ -90,12 +97,26 @@ export function liveTable(catalog: Catalog, report: ToolsetsReport, live: LiveCo
   return lines.join("\n");
 }
 
+/** The selection as a principal with these claims may have it (`--as`); exit 2 on claims that are not JSON. */
+function asPrincipal(catalog: Catalog, selection: Selection, claims: string): Selection {
+  try {
+    return withAccess(catalog, selection, parsePrincipalJson(claims));
+  } catch (err) {
+    process.stderr.write(`toolpacks toolsets: ${(err as Error).message}\n`);
+    process.exit(2);
+  }
+}
+
 export function registerToolsets(program: Command): void {
   program
     .command("toolsets")
     .description("show what a URL with a query would activate (with --live: connect and show what it costs)")
     .argument("<config...>", "packs.yaml files")
     .option("--select <query>", "the URL query, e.g. 'issues&without=docs' or 'only=docs'", "")
+    .option(
+      "--as <claims>",
+      'answer for a principal with these token claims (JSON), e.g. \'{"scope":"notes:read","groups":["eng"]}\'',
+    )
     .option("--json", "print the /toolsets payload as JSON")
     .option("--live", "connect to the upstreams: status, tools, bytes and ≈tokens per toolset and in total")
     .option(
@@ -105,7 +126,7 @@ export function registerToolsets(program: Command): void {
     .action(
       async (
         files: string[],
-        opts: { select: string; json?: boolean; live?: boolean; toolsetsTool: boolean },
+        opts: { select: string; json?: boolean; live?: boolean; toolsetsTool: boolean; as?: string },
       ) => {
         const catalog = catalogOrExit(files);
         const selected = select(catalog, opts.select);
@@ -113,7 +134,8 @@ export function registerToolsets(program: Command): void {
           process.stderr.write(`bad selection: ${selected.error}\n`);
           process.exit(2);
         }
-        const selection = selected.selection;
+        const selection =
+          opts.as === undefined ? selected.selection : asPrincipal(catalog, selected.selection, opts.as);
         if (!opts.live) {
           const report = toolsetsReport(catalog, selection);
           process.stdout.write(

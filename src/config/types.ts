@@ -1,4 +1,5 @@
 /** @module The user's config as written (after validation and `${VAR}` interpolation). Mirrors schema/packs.schema.json. */
+import type { AuthConfig, Requires } from "../auth/types.js";
 
 export interface MemberObject {
   tool: string;
@@ -51,11 +52,21 @@ export interface ToolsetSpec {
   prompts?: PromptSpec[];
   resources?: string[];
   capture?: { over_bytes: number };
+  requires?: Requires;
+}
+
+/** `audit:`: where the per-call audit lines go, and how subjects are written everywhere. */
+export interface AuditSpec {
+  file?: string;
+  stderr?: true;
+  arguments?: boolean;
+  subject?: "plain" | "digest";
 }
 
 export interface PacksFile {
   name?: string;
-  auth?: { tokens: string[] };
+  auth?: AuthConfig;
+  audit?: AuditSpec;
   state?: { max_session_bytes?: number };
   instructions?: string;
   public_env?: string[];

@@ -40,6 +40,6 @@ export async function callTool(s: SessionState, params: Params, call: Call): Pro
     outcome = outcomeOf(err, call.signal);
     throw err;
   } finally {
-    observeCall(host, route, call, outcome, started, s.digest);
+    observeCall(s, route, call, outcome, started, params.arguments);
   }
 }

@@ -1,5 +1,6 @@
 /** @module What the request handlers of a session read and use: its selection, resolution, instances, client. */
 import type { ClientCapabilities, RequestId } from "@modelcontextprotocol/sdk/types.js";
+import type { Principal } from "../auth/types.js";
 import type { Envelope } from "../modern/meta.js";
 import type { Resolution } from "../resolve.js";
 import type { Selection } from "../selection.js";
@@ -39,6 +40,8 @@ export interface SessionState extends Peer {
   readonly handles: HandleStore;
   /** A digest of the session id: what logs show. */
   readonly digest: string;
+  /** Who opened the session (its initialize's token: subject, scopes, claims; never the token). */
+  readonly principal?: Principal | undefined;
   /** Who owns what it keeps and what its 2026-07-28 request states are bound to: a digest. */
   readonly owner: string;
   readonly clientInfo: { readonly name: string; readonly version: string } | undefined;

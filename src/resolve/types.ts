@@ -22,7 +22,8 @@ export interface Route<D extends Def = Def> {
   readonly captureOverBytes?: number;
 }
 
-export type Reason = "missing" | "upstream-unavailable" | "conflict";
+/** `forbidden`: the principal does not meet the toolset's `requires:` (never retried: a new token is needed). */
+export type Reason = "missing" | "upstream-unavailable" | "conflict" | "forbidden";
 
 export interface Unavailable {
   readonly name: string;
