@@ -2,6 +2,7 @@
 import type { ToolDef } from "./catalog/inventory.js";
 import type { Catalog } from "./catalog/types.js";
 import type { Reason, Resolution } from "./resolve.js";
+import { deferredSet, listedRoutes, searchToolDefs } from "./search/deferred.js";
 import type { Selection } from "./selection.js";
 
 /** What a list of tool definitions costs a client on every turn. */
@@ -24,6 +25,11 @@ export interface ToolsetEntry {
   readonly default: boolean;
   readonly always: boolean;
   readonly active: boolean;
+  /**
+   * Its tools are found with find_tools instead of listed: in this resolution when it is active, else as the
+   * config and the URL would have it (automatic deferral is only known for an active toolset).
+   */
+  readonly deferred: boolean;
   /** Request headers its upstreams take credentials from (`forward_headers`, `header_env`); only when any. */
   readonly headers?: readonly string[];
   /** Bytes of the definitions of the tools it exposes; only with live data, and only when known. */
@@ -47,6 +53,8 @@ export interface ToolsetsReport {
   /** Bytes of the whole `tools/list` result the selection gets; present once upstreams were asked. */
   readonly schema_bytes?: number;
   readonly approx_tokens?: number;
+  /** When toolsets are deferred: what `tools/list` would be with every active tool listed instead. */
+  readonly without_deferral?: Figure;
 }
 
 /** A tool the server lists besides the resolution's (list_server_toolsets): a name, or its definition (counted in the bytes). */
@@ -61,11 +69,20 @@ export function costOf(value: unknown): Cost {
   return { schema_bytes, approx_tokens: Math.ceil(schema_bytes / 4) };
 }
 
-/** The whole `tools/list` result a resolution gives, with the extra tools the server appends. */
-export function listFigure(resolution: Resolution, extraTools: readonly ExtraTool[] = []): Figure {
-  const defs: unknown[] = resolution.tools.map((r) => r.definition);
+/**
+ * The whole `tools/list` result a resolution gives, with the extra tools the server appends: deferred tools
+ * left out and find_tools/call_tool in (or, with `deferral: false`, every active tool listed).
+ */
+export function listFigure(
+  resolution: Resolution,
+  extraTools: readonly ExtraTool[] = [],
+  deferral = true,
+): Figure {
+  const defs: unknown[] = (deferral ? listedRoutes(resolution) : resolution.tools).map((r) => r.definition);
+  if (deferral) defs.push(...searchToolDefs(resolution));
+  const counted = defs.length + extraTools.length;
   for (const t of extraTools) if (typeof t !== "string") defs.push(t);
-  return { tools: resolution.tools.length + extraTools.length, ...costOf({ tools: defs }) };
+  return { tools: counted, ...costOf({ tools: defs }) };
 }
 
 /**
@@ -109,7 +126,12 @@ export function toolsetFigures(
  */
 export function everythingSelection(catalog: Catalog): Selection {
   const active = Object.freeze(catalog.toolsets.map((t) => t.name));
-  return Object.freeze({ active, unknown: Object.freeze([]), key: active.join(",") });
+  return Object.freeze({
+    active,
+    unknown: Object.freeze([]),
+    deferred: Object.freeze([]),
+    key: active.join(","),
+  });
 }
 
 /**
@@ -130,6 +152,8 @@ export function toolsetsReport(
   const on = new Set(active);
   const figures = resolution ? toolsetFigures(catalog, resolution, everything) : new Map<string, Figure>();
   const total = resolution ? listFigure(resolution, extraTools) : undefined;
+  const full = resolution?.deferred.length ? listFigure(resolution, extraTools, false) : undefined;
+  const deferred = resolution ? deferredSet(resolution) : new Set(selection.deferred);
   return {
     toolsets: catalog.toolsets.map((t) => {
       const headers = [
@@ -148,6 +172,7 @@ export function toolsetsReport(
         default: t.default,
         always: t.always,
         active: on.has(t.name),
+        deferred: on.has(t.name) ? deferred.has(t.name) : t.deferred,
         ...(headers.length ? { headers } : {}),
         ...(figure ? { schema_bytes: figure.schema_bytes, approx_tokens: figure.approx_tokens } : {}),
       };
@@ -156,7 +181,8 @@ export function toolsetsReport(
     ...(resolution
       ? {
           tools: [
-            ...resolution.tools.map((r) => r.name),
+            ...listedRoutes(resolution).map((r) => r.name),
+            ...searchToolDefs(resolution).map((d) => d.name),
             ...extraTools.map((t) => (typeof t === "string" ? t : t.name)),
           ],
         }
@@ -173,5 +199,6 @@ export function toolsetsReport(
         }
       : {}),
     ...(total ? { schema_bytes: total.schema_bytes, approx_tokens: total.approx_tokens } : {}),
+    ...(full ? { without_deferral: full } : {}),
   };
 }

@@ -24,6 +24,7 @@ export function makeToolset(d: Draft, implicit: boolean): Toolset {
     ...(s.instructions?.trim() ? { instructions: s.instructions.trim() } : {}),
     default: s.default ?? true,
     always: s.always ?? false,
+    deferred: s.deferred ?? false,
     implicit,
     members: d.members,
     upstreams,
