@@ -61,7 +61,7 @@ export interface ToolsetsReport {
 export type ExtraTool = string | ToolDef;
 
 export const HOW_TO_SELECT =
-  "Reconnect with the toolset in the URL: ?name adds it to the defaults, ?only=a,b asks for exactly those, ?without=name leaves one out.";
+  "Reconnect with the toolset in the URL: ?name adds it to the defaults, ?only=a,b asks for exactly those, ?without=name leaves one out, ?defer=all (or defer=a,b) keeps their tools out of the list, found with find_tools and run with call_tool.";
 
 /** What a JSON value costs a client: its UTF-8 bytes as sent, and ≈tokens (bytes / 4, rounded up). */
 export function costOf(value: unknown): Cost {
