@@ -146,12 +146,24 @@ const EXPANSIONS: ReadonlyMap<string, readonly string[]> = new Map(
   ]),
 );
 
-/** The terms the query's terms add, each once, none already typed (the caller weighs them less). */
-export function expand(terms: readonly string[]): string[] {
-  const typed = new Set(terms);
-  const added = new Set<string>();
-  for (const term of terms) {
-    for (const extra of EXPANSIONS.get(term) ?? []) if (!typed.has(extra)) added.add(extra);
+/**
+ * The terms a query's words add, each with the typed terms (or stop words) it came from; none already typed.
+ * The caller weighs them less, and counts a match on one as a match on the word it came from.
+ */
+export function expansions(words: readonly string[], typed: ReadonlySet<string>): Map<string, string[]> {
+  const added = new Map<string, string[]>();
+  for (const word of words) {
+    for (const extra of EXPANSIONS.get(word) ?? []) {
+      if (typed.has(extra)) continue;
+      const from = added.get(extra);
+      if (!from) added.set(extra, [word]);
+      else if (!from.includes(word)) from.push(word);
+    }
   }
-  return [...added];
+  return added;
+}
+
+/** The terms the query's terms add, each once, none already typed. */
+export function expand(terms: readonly string[]): string[] {
+  return [...expansions(terms, new Set(terms)).keys()];
 }

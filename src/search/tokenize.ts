@@ -94,3 +94,10 @@ export function queryTerms(query: string): string[] {
   }
   return terms;
 }
+
+/** The stop words of a query, stemmed: some still say what is wanted (`which` … → list) to the expansion table. */
+export function queryStopWords(query: string): string[] {
+  const words: string[] = [];
+  for (const t of tokenize(query)) if (STOP_WORDS.has(t)) words.push(stem(t));
+  return words;
+}

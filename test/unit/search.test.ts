@@ -76,6 +76,32 @@ describe("ranking", () => {
   });
 });
 
+describe("query expansion", () => {
+  it("a word that expands into several words counts as one word matched, not as several", () => {
+    const two = buildIndex([
+      { name: "show_invoice", description: "Show an invoice", toolset: "t" },
+      { name: "invoice_viewer", description: "Get or view invoice records", toolset: "t" },
+    ]);
+    // "show" adds get, list, read and view: matching two of them is still matching one word of the user's.
+    expect(two.search("show invoice", { limit: 2 }).tools.map((t) => t.name)).toEqual([
+      "show_invoice",
+      "invoice_viewer",
+    ]);
+  });
+
+  it("a filler word that says what is wanted still expands (which … → list)", () => {
+    const chat = buildIndex([
+      {
+        name: "channel_history",
+        description: "Messages of a channel, for channels and threads",
+        toolset: "t",
+      },
+      { name: "list_channels", description: "Channels of the workspace", toolset: "t" },
+    ]);
+    expect(chat.search("which channels", { limit: 1 }).tools[0]?.name).toBe("list_channels");
+  });
+});
+
 describe("toolset filter", () => {
   it("keeps only the toolset's tools, and names that toolset in each hit", () => {
     const result = index.search("issue file", { limit: 20, toolset: "files" });
