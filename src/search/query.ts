@@ -48,13 +48,14 @@ export function planQuery(query: string, ranking: Ranking): QueryPlan | undefine
     typed,
     combination: { combineWith: "OR", queries: added.size > 0 ? [typedQuery, addedQuery] : [typedQuery] },
     matchedWords(terms) {
-      if (added.size === 0) return terms.length;
-      const words = new Set<string>();
+      let words = 0;
+      let from: string[] | undefined;
       for (const t of terms) {
-        if (typedSet.has(t)) words.add(t);
-        else for (const w of added.get(t) ?? []) words.add(w);
+        const sources = added.get(t);
+        if (!sources) words++;
+        else for (const w of sources) if (!terms.includes(w) && !from?.includes(w)) (from ??= []).push(w);
       }
-      return words.size;
+      return words + (from?.length ?? 0);
     },
   };
 }

@@ -1,5 +1,5 @@
 /** @module Query expansion: the words people use for a task, mapped to the words tool definitions use. */
-import { stem } from "./tokenize.js";
+import { stem, WHOLE } from "./tokenize.js";
 
 /**
  * A query word → words a tool that does that job tends to be named or described with. One-way on
@@ -142,7 +142,7 @@ const TABLE: Readonly<Record<string, string>> = {
 const EXPANSIONS: ReadonlyMap<string, readonly string[]> = new Map(
   Object.entries(TABLE).map(([word, also]) => [
     stem(word),
-    also.split(" ").map((w) => (w.includes("_") ? w : stem(w))),
+    also.split(" ").map((w) => (w.includes("_") ? `${WHOLE}${w}` : stem(w))),
   ]),
 );
 
