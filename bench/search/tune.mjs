@@ -1,9 +1,9 @@
 /** @module Grid search of the ranking knobs on the TUNING split only (never the eval split); prints the best settings. */
 // Usage: npm run build && node bench/search/tune.mjs [--top N]
 import { buildIndex, DEFAULT_RANKING } from "../../dist/search/index.js";
-import { catalogEntries, loadJson, score } from "./lib.mjs";
+import { loadJson, score, servedCatalog } from "./lib.mjs";
 
-const { entries, exposed } = catalogEntries(loadJson("bench/data/catalog.json"));
+const { entries, exposed } = await servedCatalog(loadJson("bench/data/catalog.json"));
 const tuning = loadJson("bench/data/queries.json").queries.filter((q) => q.split === "tuning");
 const top = process.argv.includes("--top") ? Number(process.argv[process.argv.indexOf("--top") + 1]) : 10;
 
