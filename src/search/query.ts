@@ -49,13 +49,13 @@ export function planQuery(query: string, ranking: Ranking): QueryPlan | undefine
     combination: { combineWith: "OR", queries: added.size > 0 ? [typedQuery, addedQuery] : [typedQuery] },
     matchedWords(terms) {
       let words = 0;
-      let from: string[] | undefined;
+      const from: string[] = [];
       for (const t of terms) {
         const sources = added.get(t);
         if (!sources) words++;
-        else for (const w of sources) if (!terms.includes(w) && !from?.includes(w)) (from ??= []).push(w);
+        else for (const w of sources) if (!terms.includes(w) && !from.includes(w)) from.push(w);
       }
-      return words + (from?.length ?? 0);
+      return words + from.length;
     },
   };
 }
