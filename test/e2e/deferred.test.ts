@@ -4,18 +4,8 @@
  * deferred tool on the session's own instance, automatic deferral, and what /toolsets and `toolsets --live` say.
  */
 import { readFileSync, writeFileSync } from "node:fs";
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import {
-  FIXTURE,
-  httpClient,
-  runCli,
-  type Served,
-  serve,
-  stdioClient,
-  tempDir,
-  toolNames,
-} from "../helpers/proc.js";
+import { describe, expect, test } from "vitest";
+import { FIXTURE, runCli, servedForFile, stdioClient, tempDir, toolNames } from "../helpers/proc.js";
 
 const tmp = tempDir();
 writeFileSync(`${tmp.dir}/notes.txt`, "buy milk\n");
@@ -68,25 +58,10 @@ toolsets:
 `,
 );
 
-let served: Served;
-const clients: Client[] = [];
-const open = async (query = "") => {
-  const c = await httpClient(served.url(query));
-  clients.push(c);
-  return c;
-};
+const { served, open } = servedForFile([config], tmp.cleanup);
 const text = (r: Record<string, unknown>) =>
   (r.content as { text?: string }[]).map((c) => c.text ?? "").join("");
 type Found = { tools: { name: string; toolset: string; inputSchema: unknown }[]; total: number };
-
-beforeAll(async () => {
-  served = await serve([config]);
-});
-afterAll(async () => {
-  await Promise.all(clients.map((c) => c.close()));
-  await served?.stop();
-  tmp.cleanup();
-});
 
 describe("over Streamable HTTP", () => {
   test("list_server_toolsets says which toolsets are deferred in the session", async () => {
@@ -203,7 +178,7 @@ describe("over Streamable HTTP", () => {
   test("a call through call_tool is counted under the tool's own name", async () => {
     const c = await open();
     await c.callTool({ name: "call_tool", arguments: { name: "list_allowed_directories" } });
-    const metrics = await (await fetch(`${served.base}/metrics`)).text();
+    const metrics = await (await fetch(`${served().base}/metrics`)).text();
     expect(metrics).toMatch(
       /toolpacks_calls_total\{toolset="files",tool="list_allowed_directories",upstream="fs",outcome="ok"\} 1/,
     );
@@ -211,7 +186,7 @@ describe("over Streamable HTTP", () => {
   });
 
   test("/toolsets says which toolsets are deferred and what the list costs with and without deferral", async () => {
-    const report = (await (await fetch(`${served.base}/toolsets?defer=all`)).json()) as {
+    const report = (await (await fetch(`${served().base}/toolsets?defer=all`)).json()) as {
       toolsets: { name: string; active: boolean; deferred: boolean }[];
       tools: string[];
       schema_bytes: number;
