@@ -1,6 +1,6 @@
 /** Deferred toolsets, pure: the config keys, the URL's `defer=`, automatic deferral, what is listed, and the report's figures. */
 import { describe, expect, test } from "vitest";
-import { listsOf } from "../../src/proxy/lists.js";
+import { listsOf, searchIndexOf } from "../../src/proxy/lists.js";
 import { toolsetsToolDef } from "../../src/proxy/toolsets-tool.js";
 import { listFigure, toolsetsReport } from "../../src/report.js";
 import { resolve } from "../../src/resolve.js";
@@ -197,6 +197,15 @@ describe("what a resolution with deferred toolsets lists", () => {
       ["files", "url"],
       ["cluster", "config"],
     ]);
+  });
+});
+
+describe("the search index", () => {
+  test("one resolution has one index, whoever searches it; another resolution has its own", () => {
+    const r = resolved("cluster&defer=issues");
+    expect(searchIndexOf(r)).toBe(searchIndexOf(r));
+    expect(searchIndexOf(r).size).toBe(5);
+    expect(searchIndexOf(resolved("cluster&defer=issues"))).not.toBe(searchIndexOf(r));
   });
 });
 
