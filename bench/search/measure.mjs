@@ -102,7 +102,7 @@ export async function measureSearch({ rounds = 5, log = () => {} } = {}) {
   const { listed, deferred, entries, exposed } = await servedCatalog(catalog);
 
   log("search: ranking quality");
-  const index = searchIndexOf(deferred);
+  const index = await searchIndexOf(deferred);
   const split = (name) => queries.filter((q) => q.split === name);
   const quality = {
     eval: score(index, split("eval"), exposed),

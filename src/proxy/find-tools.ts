@@ -13,7 +13,7 @@ import type { Params } from "./host.js";
 import { searchIndexOf } from "./lists.js";
 
 /** Ranks the deferred tools for the query; a `toolset` that is not deferred here is refused, naming those that are. */
-export function findTools(resolution: Resolution, args: unknown): Params {
+export async function findTools(resolution: Resolution, args: unknown): Promise<Params> {
   const parsed = parseFindToolsArgs(args ?? {});
   if (!parsed.ok)
     throw rpcError(ErrorCode.InvalidParams, `Invalid arguments for tool ${FIND_TOOLS}: ${parsed.message}`);
@@ -24,10 +24,8 @@ export function findTools(resolution: Resolution, args: unknown): Params {
       `Invalid arguments for tool ${FIND_TOOLS}: toolset "${toolset}" is not deferred in this session (deferred: ${resolution.deferred.map((d) => d.name).join(", ")})`,
     );
   }
-  const result = searchIndexOf(resolution).search(
-    query,
-    toolset === undefined ? { limit } : { limit, toolset },
-  );
+  const index = await searchIndexOf(resolution);
+  const result = index.search(query, toolset === undefined ? { limit } : { limit, toolset });
   return findToolsResult(result) as unknown as Params;
 }
 

@@ -1,6 +1,6 @@
 /** @module The list results of a resolution, and its tool-search index: built once, shared by every session with that resolution. */
 import type { Resolution } from "../resolve.js";
-import { buildIndex } from "../search/build.js";
+import { buildIndexAsync } from "../search/build.js";
 import { listedRoutes, searchEntries, searchToolDefs } from "../search/deferred.js";
 import type { ToolIndex } from "../search/types.js";
 import { INSPECT_TOOL, inspectToolDef } from "./handles.js";
@@ -15,7 +15,7 @@ export interface Lists {
 
 /** One cache per combination of the two flags. */
 const caches = [0, 1, 2, 3].map(() => new WeakMap<Resolution, Lists>());
-const indexes = new WeakMap<Resolution, ToolIndex>();
+const indexes = new WeakMap<Resolution, Promise<ToolIndex>>();
 
 /**
  * `withToolsetsTool`: append list_server_toolsets (only when no upstream tool of that name is exposed);
@@ -43,11 +43,14 @@ export function listsOf(resolution: Resolution, withToolsetsTool: boolean, captu
   return lists;
 }
 
-/** The find_tools index of a resolution's deferred tools: built at its first search, then shared. */
-export function searchIndexOf(resolution: Resolution): ToolIndex {
+/**
+ * The find_tools index of a resolution's deferred tools: built at its first search (in chunks, the event loop
+ * free in between), then shared; searches that arrive while it is built wait for the same one.
+ */
+export function searchIndexOf(resolution: Resolution): Promise<ToolIndex> {
   let index = indexes.get(resolution);
   if (!index) {
-    index = buildIndex(searchEntries(resolution));
+    index = buildIndexAsync(searchEntries(resolution));
     indexes.set(resolution, index);
   }
   return index;

@@ -42,6 +42,32 @@ interface Doc {
  * tool offered by several toolsets (their definitions are the exposed one, so the first is kept).
  */
 export function buildIndex(entries: readonly SearchEntry[], ranking: Ranking = DEFAULT_RANKING): ToolIndex {
+  const built = prepare(entries, ranking);
+  built.mini.addAll(built.ids);
+  return built.index;
+}
+
+/** Tools indexed between two turns of the event loop by {@link buildIndexAsync}. */
+export const BUILD_CHUNK = 100;
+
+/**
+ * The same index, built {@link BUILD_CHUNK} tools at a time with the event loop free in between: a large
+ * catalog's first search must not stall every other session of the process while it is indexed.
+ */
+export async function buildIndexAsync(
+  entries: readonly SearchEntry[],
+  ranking: Ranking = DEFAULT_RANKING,
+): Promise<ToolIndex> {
+  const built = prepare(entries, ranking);
+  await built.mini.addAllAsync(built.ids, { chunkSize: BUILD_CHUNK });
+  return built.index;
+}
+
+/** The documents, an empty minisearch over them, and the index that searches it once they are added. */
+function prepare(
+  entries: readonly SearchEntry[],
+  ranking: Ranking,
+): { mini: MiniSearch<number>; ids: number[]; index: ToolIndex } {
   const docs: Doc[] = [];
   const byName = new Map<string, Doc>();
   for (const entry of entries) {
@@ -74,13 +100,13 @@ export function buildIndex(entries: readonly SearchEntry[], ranking: Ranking = D
     tokenize,
     processTerm: normalize,
   });
-  mini.addAll(docs.map((_, i) => i));
   const byNameOrder = docs.map((_, i) => i).sort((a, b) => compareNames(docs[a]!, docs[b]!));
-  return Object.freeze({
+  const index = Object.freeze({
     size: docs.length,
     search: (query: string, options: SearchOptions) =>
       search(mini, docs, byNameOrder, ranking, query, options),
   });
+  return { mini, ids: docs.map((_, i) => i), index };
 }
 
 function search(
