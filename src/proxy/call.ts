@@ -30,14 +30,12 @@ export async function callTool(s: SessionState, params: Params, call: Call): Pro
     }
     if (name === FIND_TOOLS && offersSearchTool(s.resolution, name))
       return findTools(s.resolution, params.arguments);
-    // call_tool is a tools/call of the tool it names: the same route, checks, capture, metrics and logs.
+    // call_tool is a tools/call of the tool it names: the same route, checks, capture, metrics and logs; a
+    // 2026-07-28 requestState stays bound to the call_tool request the client sent (and retries).
     if (name === CALL_TOOL && offersSearchTool(s.resolution, name)) {
       const resolution = s.resolution;
-      return callTool(
-        s,
-        throughCallTool(params, (n) => runs(host, resolution, n)),
-        call,
-      );
+      const inner = throughCallTool(params, (n) => runs(host, resolution, n));
+      return callTool(s, inner, { ...call, sentParams: params });
     }
     throw rpcError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
   }

@@ -4,7 +4,8 @@
  * deferred tool on the session's own instance, automatic deferral, and what /toolsets and `toolsets --live` say.
  */
 import { readFileSync, writeFileSync } from "node:fs";
-import { describe, expect, test } from "vitest";
+import { Client as ModernClient, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { afterAll, describe, expect, test } from "vitest";
 import { FIXTURE, runCli, servedForFile, stdioClient, tempDir, toolNames } from "../helpers/proc.js";
 
 const tmp = tempDir();
@@ -23,6 +24,10 @@ const UPSTREAMS = `${SHARED}
     args: ["${FIXTURE}", "--name", "mine", "--tools", "", "--whoami"]
     isolation: per-session
     prefix: mine_
+  every:
+    command: mcp-server-everything
+    isolation: per-session
+    prefix: e_
 `;
 const config = tmp.file(
   "packs.yaml",
@@ -43,6 +48,10 @@ toolsets:
     default: false
     deferred: true
     tools: [mine/*]
+  asks:
+    default: false
+    deferred: true
+    tools: [every/trigger-elicitation-request, every/echo]
 `,
 );
 const autoConfig = tmp.file(
@@ -76,6 +85,7 @@ describe("over Streamable HTTP", () => {
       ["files", true],
       ["large", true],
       ["private", true],
+      ["asks", true],
     ]);
     expect(report.tools).toEqual(["find_tools", "call_tool", "list_server_toolsets"]);
   });
@@ -197,6 +207,7 @@ describe("over Streamable HTTP", () => {
       ["files", true, true],
       ["large", true, true],
       ["private", false, true],
+      ["asks", false, true],
     ]);
     expect(report.tools).toEqual(["find_tools", "call_tool", "list_server_toolsets"]);
     expect(report.schema_bytes).toBeLessThanOrEqual(2048);
@@ -224,6 +235,43 @@ test("over stdio, --toolsets defer=all serves the same find_tools and call_tool"
   } finally {
     await client.close();
   }
+});
+
+describe("a 2026-07-28 client over Streamable HTTP", () => {
+  const modern: ModernClient[] = [];
+  afterAll(async () => {
+    await Promise.all(modern.map((c) => c.close().catch(() => {})));
+  });
+
+  test("find_tools finds a deferred tool, and call_tool of a tool that asks for input completes through input_required rounds", async () => {
+    const c = new ModernClient(
+      { name: "v2", version: "1" },
+      { versionNegotiation: { mode: { pin: "2026-07-28" } }, capabilities: { elicitation: { form: {} } } },
+    );
+    await c.connect(new StreamableHTTPClientTransport(new URL(served().url("only=asks"))));
+    modern.push(c);
+    expect(c.getProtocolEra()).toBe("modern");
+    expect((await c.listTools()).tools.map((t) => t.name)).toEqual([
+      "find_tools",
+      "call_tool",
+      "list_server_toolsets",
+    ]);
+    const found = (
+      await c.callTool({ name: "find_tools", arguments: { query: "elicitation request to the user" } })
+    ).structuredContent as Found;
+    expect(found.tools[0]).toMatchObject({ name: "e_trigger-elicitation-request", toolset: "asks" });
+    let asked = 0;
+    c.setRequestHandler("elicitation/create", async () => {
+      asked++;
+      return { action: "accept", content: { name: "Ada", color: "red" } };
+    });
+    const r = await c.callTool({
+      name: "call_tool",
+      arguments: { name: "e_trigger-elicitation-request", arguments: {} },
+    });
+    expect(asked).toBe(1);
+    expect(text(r)).toContain("Name: Ada");
+  });
 });
 
 describe("automatic deferral", () => {

@@ -1,8 +1,9 @@
 /** find_tools and call_tool inside a real session: a call through call_tool is the direct call, in every respect. */
 import { describe, expect, test } from "vitest";
+import { requestDigest } from "../../src/modern/request-state.js";
 import type { Params } from "../../src/proxy/host.js";
 import { catalogOf } from "../helpers/catalog.js";
-import { FakeHost, rawClient, sdkClient } from "../helpers/session-host.js";
+import { FakeHost, rawClient, type Script, sdkClient } from "../helpers/session-host.js";
 
 const CATALOG = `
 upstreams:
@@ -237,5 +238,137 @@ describe("without a deferred toolset", () => {
     expect(names).not.toContain("call_tool");
     const a = await ask(session, "tools/call", { name: "find_tools", arguments: { query: "x" } });
     expect(a.error).toMatchObject({ code: -32602, message: "Unknown tool: find_tools" });
+  });
+});
+
+describe("a 2026-07-28 client", () => {
+  const envelope = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": { elicitation: {} },
+  };
+  /** The 2025 upstream asks which repository before it answers (bridged as input_required rounds, B3). */
+  const asksFirst: Script = async (_m, params, options) => {
+    const answer = await options.onServerRequest!(
+      { method: "elicitation/create", params: { message: "Which repository?", requestedSchema: {} } },
+      new AbortController().signal,
+    );
+    return { content: [{ type: "text", text: `${String(params.name)}: ${JSON.stringify(answer)}` }] };
+  };
+
+  test("lists find_tools and call_tool and finds a deferred tool", async () => {
+    const { session } = setup();
+    const raw = await rawClient(session);
+    await raw.send({ id: 1, method: "tools/list", params: { _meta: envelope } });
+    await raw.send({
+      id: 2,
+      method: "tools/call",
+      params: { name: "find_tools", arguments: { query: "open a new issue", limit: 1 }, _meta: envelope },
+    });
+    const list = (await raw.answer(1)).result as { tools: { name: string }[]; resultType: string };
+    expect(list.tools.map((t) => t.name)).toEqual([
+      "remember",
+      "find_tools",
+      "call_tool",
+      "list_server_toolsets",
+      "inspect_state",
+    ]);
+    const found = await raw.answer(2);
+    expect(found.result).toMatchObject({
+      resultType: "complete",
+      structuredContent: { tools: [{ name: "create_issue", toolset: "issues" }] },
+    });
+  });
+
+  test("call_tool of a tool whose upstream asks for input takes the same input_required rounds as a direct call", async () => {
+    const direct = setup();
+    const through = setup();
+    direct.host.script = through.host.script = asksFirst;
+    const args = { title: "t" };
+    const d = await rawClient(direct.session);
+    const c = await rawClient(through.session);
+    await d.send({
+      id: 1,
+      method: "tools/call",
+      params: { name: "create_issue", arguments: args, _meta: envelope },
+    });
+    const viaCallTool = { name: "call_tool", arguments: { name: "create_issue", arguments: args } };
+    await c.send({ id: 1, method: "tools/call", params: { ...viaCallTool, _meta: envelope } });
+    const [round1d, round1c] = [(await d.answer(1)).result!, (await c.answer(1)).result!];
+    expect(round1c).toMatchObject({ resultType: "input_required" });
+    expect(round1c.inputRequests).toEqual(round1d.inputRequests);
+    // Its requestState is bound to the request the client sent and retries (what the HTTP endpoint checks
+    // before it finds the parked call), not to the call of the named tool.
+    const opens = (params: Params) =>
+      through.host.requestStates.open(String(round1c.requestState), {
+        owner: through.session.owner,
+        request: requestDigest("tools/call", params),
+      }).ok;
+    expect(opens(viaCallTool)).toBe(true);
+    expect(opens({ name: "create_issue", arguments: args })).toBe(false);
+    expect(round1c.inputRequests).toEqual({
+      r1: { method: "elicitation/create", params: { message: "Which repository?", requestedSchema: {} } },
+    });
+    // The retry of call_tool answers the parked upstream call, as a direct retry does.
+    const inputResponses = { r1: { action: "accept", content: { repo: "a/b" } } };
+    await d.send({
+      id: 2,
+      method: "tools/call",
+      params: {
+        name: "create_issue",
+        arguments: args,
+        inputResponses,
+        requestState: round1d.requestState,
+        _meta: envelope,
+      },
+    });
+    await c.send({
+      id: 2,
+      method: "tools/call",
+      params: { ...viaCallTool, inputResponses, requestState: round1c.requestState, _meta: envelope },
+    });
+    const [done, doneDirect] = [(await c.answer(2)).result!, (await d.answer(2)).result!];
+    expect(done).toMatchObject({ resultType: "complete" });
+    expect(done.content).toEqual(doneDirect.content);
+    expect(done.content).toEqual([
+      { type: "text", text: 'create_issue: {"action":"accept","content":{"repo":"a/b"}}' },
+    ]);
+    const calls = (h: FakeHost) => h.seen.filter((x) => x.method === "tools/call").map((x) => x.params.name);
+    expect(calls(through.host)).toEqual(["create_issue"]);
+    expect(through.host.calls).toEqual(direct.host.calls);
+  });
+
+  test("a call_tool retry whose requestState is not its own is refused and leaves the parked call alone", async () => {
+    const { host, session } = setup();
+    host.script = asksFirst;
+    const c = await rawClient(session);
+    const viaCallTool = { name: "call_tool", arguments: { name: "create_issue", arguments: { title: "t" } } };
+    await c.send({ id: 1, method: "tools/call", params: { ...viaCallTool, _meta: envelope } });
+    const round1 = (await c.answer(1)).result!;
+    const other = { name: "call_tool", arguments: { name: "create_issue", arguments: { title: "other" } } };
+    await c.send({
+      id: 2,
+      method: "tools/call",
+      params: {
+        ...other,
+        inputResponses: { r1: { action: "decline" } },
+        requestState: round1.requestState,
+        _meta: envelope,
+      },
+    });
+    expect((await c.answer(2)).error).toMatchObject({
+      code: -32602,
+      message: "Invalid or expired requestState",
+    });
+    await c.send({
+      id: 3,
+      method: "tools/call",
+      params: {
+        ...viaCallTool,
+        inputResponses: { r1: { action: "decline" } },
+        requestState: round1.requestState,
+        _meta: envelope,
+      },
+    });
+    expect((await c.answer(3)).result).toMatchObject({ resultType: "complete" });
   });
 });
