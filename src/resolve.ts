@@ -4,14 +4,16 @@ import { deepFreeze } from "./catalog/freeze.js";
 import type { Inventory, UpstreamState } from "./catalog/inventory.js";
 import type { Catalog, MemberKind } from "./catalog/types.js";
 import { withCapture } from "./resolve/capture.js";
+import { deferralOf } from "./resolve/defer.js";
 import { definition, type Exposure, evaluate } from "./resolve/evaluate.js";
 import { sessionInstructions } from "./resolve/instructions.js";
 import type { Resolution, Route, Unavailable, UriRoute } from "./resolve/types.js";
 import { templateRegExp } from "./resolve/uri.js";
 import type { Selection } from "./selection.js";
 
+export { isDeferred } from "./resolve/defer.js";
 export { sessionInstructions } from "./resolve/instructions.js";
-export type { Reason, Resolution, Route, Unavailable, UriRoute } from "./resolve/types.js";
+export type { DeferredToolset, Reason, Resolution, Route, Unavailable, UriRoute } from "./resolve/types.js";
 export { routeUri, templateRegExp } from "./resolve/uri.js";
 
 /** Pure and deterministic: the same inputs give an equal Resolution. */
@@ -112,6 +114,7 @@ export function resolve(catalog: Catalog, selection: Selection, inventory: Inven
     resources,
     resource: new Map(resources.map((r) => [r.name, r])),
     uriRoutes,
+    deferred: deferralOf(catalog, selection, active, tools),
     upstreams: [...upstreams],
     ...(instructions ? { instructions } : {}),
     unknown: selection.unknown,

@@ -80,6 +80,7 @@ export function compile(files: readonly LoadedFile[], options: CompileOptions = 
   errors.push(...checkCollisions(toolsets, finalUpstreams));
   if (errors.length) return { ok: false, errors };
 
+  const autoDefer = files.find((f) => f.config.search?.auto_over_tokens !== undefined)?.config.search;
   const instructions = files.map((f) => f.config.instructions?.trim()).filter((s): s is string => !!s);
   const catalog: Catalog = {
     name: files.find((f) => f.config.name !== undefined)?.config.name ?? "toolpacks",
@@ -91,6 +92,7 @@ export function compile(files: readonly LoadedFile[], options: CompileOptions = 
       8 * 1024 * 1024,
     stateDir: stateDirOf(files, options.env ?? {}),
     ...(instructions.length ? { instructions: instructions.join("\n\n") } : {}),
+    ...(autoDefer?.auto_over_tokens ? { autoDeferOverTokens: autoDefer.auto_over_tokens } : {}),
     upstreams: finalUpstreams,
     toolsets,
     toolset: new Map(toolsets.map((t) => [t.name, t])),

@@ -25,6 +25,7 @@ export function makeToolset(d: Draft, implicit: boolean, requires?: Requires): T
     ...(s.instructions?.trim() ? { instructions: s.instructions.trim() } : {}),
     default: s.default ?? true,
     always: s.always ?? false,
+    deferred: s.deferred ?? false,
     implicit,
     members: d.members,
     upstreams,

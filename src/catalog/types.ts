@@ -31,6 +31,8 @@ export interface Toolset {
   readonly instructions?: string;
   readonly default: boolean;
   readonly always: boolean;
+  /** Its tools are found with find_tools and called with call_tool instead of being listed. */
+  readonly deferred: boolean;
   /** Made for an upstream that no toolset mentions. */
   readonly implicit: boolean;
   readonly members: readonly Member[];
@@ -113,6 +115,8 @@ export interface Catalog {
   /** Absolute folder for toolpacks' files on disk (instance directories). */
   readonly stateDir: string;
   readonly instructions?: string;
+  /** Defer every active toolset but `always` ones when the selection's tools would exceed this many ≈tokens. */
+  readonly autoDeferOverTokens?: number;
   readonly upstreams: ReadonlyMap<string, Upstream>;
   /** In declaration order (first file first); implicit toolsets after declared ones. */
   readonly toolsets: readonly Toolset[];

@@ -14,10 +14,11 @@ import { finish, withLive } from "./live.js";
 
 export function toolsetsTable(catalog: Catalog, report: ToolsetsReport): string {
   const w = Math.max(4, ...report.toolsets.map((t) => t.name.length));
-  const lines = [`${"name".padEnd(w)}  active  default  always  title`];
+  const lines = [`${"name".padEnd(w)}  active  default  always  deferred  title`];
+  const yes = (b: boolean, width: number) => (b ? "yes" : "-").padEnd(width);
   for (const t of report.toolsets) {
     lines.push(
-      `${t.name.padEnd(w)}  ${(t.active ? "yes" : "-").padEnd(6)}  ${(t.default ? "yes" : "-").padEnd(7)}  ${(t.always ? "yes" : "-").padEnd(6)}  ${t.title}`,
+      `${t.name.padEnd(w)}  ${yes(t.active, 6)}  ${yes(t.default, 7)}  ${yes(t.always, 6)}  ${yes(t.deferred, 8)}  ${t.title}`,
     );
   }
   lines.push("", `active: ${report.active.join(", ") || "(none)"}`);
@@ -60,12 +61,13 @@ const line = (label: string, f: Figure) =>
 /** Per toolset: status, tools, bytes and ≈tokens; then the selection against everything on, and the saving. */
 export function liveTable(catalog: Catalog, report: ToolsetsReport, live: LiveCost): string {
   const figures = toolsetFigures(catalog, live.resolution, live.everything);
+  const deferred = new Set(report.toolsets.filter((t) => t.deferred).map((t) => t.name));
   const rows = catalog.toolsets.map((t) => {
     const f = figures.get(t.name);
     const { status, detail } = statusOf(t.name, live);
     return [
       t.name,
-      status,
+      status === "active" && deferred.has(t.name) ? "active, deferred" : status,
       f ? String(f.tools) : "-",
       f ? String(f.schema_bytes) : "-",
       f ? String(f.approx_tokens) : "-",
@@ -85,7 +87,9 @@ export function liveTable(catalog: Catalog, report: ToolsetsReport, live: LiveCo
   if (report.unknown.length) lines.push(`unknown: ${report.unknown.join(", ")} (served anyway)`);
   const s = live.selectionTotal;
   const e = live.everythingTotal;
-  lines.push(line("selection:    ", s), line("everything on:", e));
+  lines.push(line("selection:    ", s));
+  if (report.without_deferral) lines.push(line("no deferral:  ", report.without_deferral));
+  lines.push(line("everything on:", e));
   if (e.schema_bytes > 0) {
     const saved = e.schema_bytes - s.schema_bytes;
     lines.push(
@@ -158,7 +162,7 @@ export function registerToolsets(program: Command): void {
             resolution,
             everything,
             selectionTotal: listFigure(resolution, extra(resolution)),
-            everythingTotal: listFigure(everything, extra(everything)),
+            everythingTotal: listFigure(everything, extra(everything), false),
           };
           return {
             report: toolsetsReport(catalog, selection, resolution, extra(resolution), everything),

@@ -48,6 +48,7 @@ export interface ToolsetSpec {
   instructions?: string;
   default?: boolean;
   always?: boolean;
+  deferred?: boolean;
   tools?: MemberSpec[];
   prompts?: PromptSpec[];
   resources?: string[];
@@ -71,6 +72,7 @@ export interface PacksFile {
   instructions?: string;
   public_env?: string[];
   state_dir?: string;
+  search?: { auto_over_tokens?: number };
   upstreams?: Record<string, UpstreamSpec>;
   toolsets?: Record<string, ToolsetSpec>;
 }

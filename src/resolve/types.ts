@@ -36,6 +36,15 @@ export interface Unavailable {
   readonly upstreams: readonly string[];
 }
 
+/** An active toolset whose tools are found with find_tools instead of listed, and why. */
+export interface DeferredToolset {
+  readonly name: string;
+  readonly title: string;
+  readonly description: string;
+  /** `config`: `deferred: true`; `url`: `defer=`; `auto`: `search.auto_over_tokens` was exceeded. */
+  readonly by: "config" | "url" | "auto";
+}
+
 /** A URI pattern a read, subscription or completion may be routed by (templates and resource globs). */
 export interface UriRoute {
   readonly upstream: string;
@@ -60,6 +69,8 @@ export interface Resolution {
   readonly resource: ReadonlyMap<string, Route>;
   /** Patterns that route URIs not listed verbatim (template instances, resource globs). */
   readonly uriRoutes: readonly UriRoute[];
+  /** Active toolsets whose tools are not listed but found with find_tools, catalog order. */
+  readonly deferred: readonly DeferredToolset[];
   /** The upstreams of the active toolsets. */
   readonly upstreams: readonly string[];
   readonly instructions?: string;
