@@ -6,7 +6,7 @@
 import { meetsRequirement } from "./auth/requirements.js";
 import type { Principal, Requires } from "./auth/types.js";
 import type { Catalog } from "./catalog/types.js";
-import type { ParsedQuery, Selection } from "./selection.js";
+import { type ParsedQuery, type Selection, selectionKey } from "./selection.js";
 
 /** True when some toolset has a `requires:`. */
 export function gates(catalog: Catalog): boolean {
@@ -35,16 +35,24 @@ export function withAccess(
   if (!gates(catalog)) {
     if (!selection.forbidden && !selection.denied) return selection;
     const active = catalog.toolsets.filter((t) => requested.has(t.name)).map((t) => t.name);
-    return Object.freeze({ active, unknown: selection.unknown, key: active.join(",") });
+    const deferred = selection.deferred.filter((n) => active.includes(n));
+    return Object.freeze({
+      active,
+      unknown: selection.unknown,
+      deferred,
+      key: selectionKey(active, deferred),
+    });
   }
   const denied = new Set(deniedTo(catalog, principal));
   const order = catalog.toolsets.map((t) => t.name).filter((n) => requested.has(n));
   const active = Object.freeze(order.filter((n) => !denied.has(n)));
   const forbidden = Object.freeze(order.filter((n) => denied.has(n)));
+  const deferred = Object.freeze(selection.deferred.filter((n) => active.includes(n)));
   return Object.freeze({
     active,
     unknown: selection.unknown,
-    key: active.join(","),
+    deferred,
+    key: selectionKey(active, deferred),
     ...(forbidden.length ? { forbidden } : {}),
     ...(denied.size ? { denied: Object.freeze([...denied]) } : {}),
   });

@@ -132,7 +132,7 @@ export function selectToolsets(catalog: Catalog, query: ParsedQuery, defaultQuer
 }
 
 /** The canonical key: the active set, and the deferred one when any (`a,b;defer=b`). */
-function selectionKey(active: readonly string[], deferred: readonly string[]): string {
+export function selectionKey(active: readonly string[], deferred: readonly string[]): string {
   return deferred.length ? `${active.join(",")};defer=${deferred.join(",")}` : active.join(",");
 }
 

@@ -21,11 +21,19 @@ export interface TemplateDef {
   readonly [key: string]: unknown;
 }
 
+/** How long a list may be reused, as a 2026-07-28 upstream said it (server/utilities/caching). */
+export interface ListHint {
+  readonly ttlMs: number;
+  readonly cacheScope: "public" | "private";
+}
+
 export interface Offer {
   readonly tools: readonly ToolDef[];
   readonly prompts: readonly PromptDef[];
   readonly resources: readonly ResourceDef[];
   readonly templates: readonly TemplateDef[];
+  /** The cache hints of a 2026-07-28 upstream's lists (absent for a 2025 one). */
+  readonly hints?: Readonly<Partial<Record<"tools" | "prompts" | "resources" | "templates", ListHint>>>;
 }
 
 export type UpstreamState =

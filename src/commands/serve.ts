@@ -4,8 +4,10 @@ import { parsePrincipalJson } from "../auth/requirements.js";
 import type { Catalog } from "../catalog/types.js";
 import { usesInstanceVars } from "../config/instance-vars.js";
 import { select } from "../selection.js";
-import { prespawn } from "../upstream/prespawn.js";
+import { upstreamCapabilities } from "../upstream/capabilities.js";
+import { prespawn, prespawnProbed } from "../upstream/prespawn.js";
 import { spawnSpecOf } from "../upstream/spawn-spec.js";
+import { VERSION } from "../version.js";
 import { catalogOrExit } from "./common.js";
 import type { ServeOptions } from "./serve-options.js";
 
@@ -158,6 +160,12 @@ function prespawnDefaults(catalog: Catalog, opts: ServeOptions): void {
   )) {
     const up = catalog.upstreams.get(name);
     if (up?.transport !== "stdio" || up.isolation !== "shared" || usesInstanceVars(up)) continue;
-    prespawn(name, spawnSpecOf(up));
+    if (up.protocol !== "auto") prespawn(name, spawnSpecOf(up));
+    else {
+      // Its era is found first, on a sibling process (the real one never sees server/discover).
+      const clientInfo = { name: opts.name ?? catalog.name, version: VERSION };
+      const who = { clientCapabilities: upstreamCapabilities(up, "shared"), clientInfo };
+      prespawnProbed(name, spawnSpecOf(up), who, up.connectTimeoutMs);
+    }
   }
 }

@@ -4,33 +4,12 @@
  * command declares the same for the same kind of instance: `serve`, `toolsets --live`, `check --live`.
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import {
-  type ClientCapabilities,
-  ErrorCode,
-  McpError,
-  type Notification,
-} from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, McpError, type Notification } from "@modelcontextprotocol/sdk/types.js";
 import type { Root, Upstream } from "../catalog/types.js";
+import { configRoots, upstreamCapabilities } from "./capabilities.js";
 import type { InstanceKind } from "./instance.js";
 
-/** The roots declared in the config for an upstream (`roots:`), as `file://` URIs. */
-export function configRoots(spec: Upstream): readonly Root[] {
-  return spec.roots;
-}
-
-/**
- * Sampling and elicitation are declared to every instance (their requests are delivered when tied to the call
- * that caused them). Roots: a shared or per-credential instance gets them only when the config declares some
- * (toolpacks answers from config, never from a client); a per-session instance always (its client, or config).
- */
-export function upstreamCapabilities(spec: Upstream, kind: InstanceKind): ClientCapabilities {
-  const roots = kind === "session" ? { listChanged: true } : configRoots(spec).length ? {} : undefined;
-  return {
-    sampling: {},
-    elicitation: { form: {}, url: {} },
-    ...(roots ? { roots } : {}),
-  };
-}
+export { configRoots, upstreamCapabilities } from "./capabilities.js";
 
 /**
  * What the proxy answers an upstream itself, whoever the request is tied to: a shared or per-credential

@@ -1,31 +1,29 @@
-/** @module One long-lived client for one upstream: lazy start, raw inventory, coalesced refresh, forwarding. */
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import {
-  ErrorCode,
-  type JSONRPCNotification,
-  McpError,
-  type Notification,
-  type ServerCapabilities,
-} from "@modelcontextprotocol/sdk/types.js";
+/**
+ * @module One long-lived client for one upstream: lazy start (its era found first), raw inventory, coalesced
+ * refresh, forwarding. What is said on the wire is the channel's (2025 or 2026-07-28); callers see one surface.
+ */
+import type { ServerCapabilities } from "@modelcontextprotocol/sdk/types.js";
 import type { Offer, UpstreamState } from "../catalog/inventory.js";
 import type { Upstream } from "../catalog/types.js";
 import { Restarts } from "./backoff.js";
-import { answerItself, upstreamClient } from "./client.js";
+import type { Channel } from "./channel.js";
 import type { ConnectionOptions } from "./connection-options.js";
-import { Forwarder, type ForwardOptions } from "./forward.js";
-import { SessionGoneError, UpstreamUnreachableError } from "./http-answer.js";
-import { listOffer } from "./lists.js";
-import { type BuiltTransport, buildTransport } from "./transport.js";
+import { type Era, EraCache, eraKey } from "./era.js";
+import type { ForwardOptions } from "./forward.js";
+import { EraRefusedError, SessionGoneError, UpstreamUnreachableError } from "./http-answer.js";
+import { type Opening, openChannel } from "./open.js";
+import type { BuiltTransport } from "./transport.js";
 import { message, sameState, waitForExit, withTimeout } from "./util.js";
 
 export type { ConnectionHooks, ConnectionOptions } from "./connection-options.js";
-export type { ForwardOptions } from "./forward.js";
+export type { Era } from "./era.js";
+export type { ForwardOptions, RequestEnvelope } from "./forward.js";
 export { message } from "./util.js";
 
 export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
 
 export class UpstreamConnection {
-  private client: Client | undefined;
+  private channel: Channel | undefined;
   private built: BuiltTransport | undefined;
   private starting: Promise<UpstreamState> | undefined;
   private refreshing: Promise<UpstreamState> | undefined;
@@ -33,10 +31,10 @@ export class UpstreamConnection {
   private refreshAgain: Promise<UpstreamState> | undefined;
   private current: UpstreamState | undefined;
   private closed = false;
-  /** Forwarded requests in flight on the current client, answered off its transport. */
-  private forwarder = new Forwarder();
-  /** A client still connecting: close() must be able to stop it too. */
-  private connecting: Client | undefined;
+  /** An instance still starting (or probing: `stop`): close() must be able to stop it too. */
+  private connecting: Opening | undefined;
+  private readonly stop = new AbortController();
+  private readonly eras: EraCache;
   /** Consecutive failures and when a restart is allowed again. */
   private readonly restarts = new Restarts();
   /** Sessions using this instance (for reaping per-credential instances). */
@@ -45,7 +43,9 @@ export class UpstreamConnection {
   constructor(
     readonly spec: Upstream,
     private readonly options: ConnectionOptions,
-  ) {}
+  ) {
+    this.eras = options.eras ?? new EraCache();
+  }
 
   /** The last known state; undefined while never started. */
   get state(): UpstreamState | undefined {
@@ -53,7 +53,12 @@ export class UpstreamConnection {
   }
 
   get capabilities(): ServerCapabilities | undefined {
-    return this.client?.getServerCapabilities();
+    return this.channel?.capabilities;
+  }
+
+  /** The era spoken to this instance: its channel's; while it is down, the pinned one (`auto`: undefined). */
+  get era(): Era | undefined {
+    return this.channel?.era ?? (this.spec.protocol === "auto" ? undefined : this.spec.protocol);
   }
 
   pid(): number | null {
@@ -70,7 +75,7 @@ export class UpstreamConnection {
    * unavailable state is returned as it is.
    */
   ensure(restart = true): Promise<UpstreamState> {
-    if (this.current?.status === "ready" && this.client) return Promise.resolve(this.current);
+    if (this.current?.status === "ready" && this.channel) return Promise.resolve(this.current);
     if (this.current?.status === "unavailable" && !this.starting) {
       const wait = this.restarts.waitMs(this.now());
       if (!restart) return Promise.resolve(this.current);
@@ -92,7 +97,7 @@ export class UpstreamConnection {
    * changed after the first read began (a second list_changed) is not lost.
    */
   refresh(): Promise<UpstreamState> {
-    if (!this.client) return this.ensure();
+    if (!this.channel) return this.ensure();
     if (this.refreshing) {
       this.refreshAgain ??= this.refreshing.then(() => {
         this.refreshAgain = undefined;
@@ -104,7 +109,7 @@ export class UpstreamConnection {
       .then((offer) => this.setState({ status: "ready", ...offer }))
       .catch(async (err) => {
         // A client that cannot list is closed before another is started in its place.
-        await this.dropClient();
+        await this.dropChannel(err);
         if (err instanceof SessionGoneError) return this.ensure();
         this.failed();
         return this.setState({ status: "unavailable", reason: message(err) });
@@ -124,26 +129,27 @@ export class UpstreamConnection {
     params: Record<string, unknown>,
     options: ForwardOptions = {},
   ): Promise<Record<string, unknown>> {
-    const used = { client: undefined as Client | undefined };
+    const used = { channel: undefined as Channel | undefined };
     try {
       return await this.requestOnce(method, params, options, used);
     } catch (err) {
       if (this.spec.transport !== "http") throw err;
       if (err instanceof SessionGoneError) {
-        // The upstream refused before processing: it forgot our session (restarted, or expired it). Initialize
-        // a new session (the first caller to see it does; the others wait for the same start), and send again.
-        if (this.client === used.client) {
-          this.options.logger.info("upstream session gone; initializing again", { upstream: this.spec.name });
-          await this.dropClient();
+        // The upstream refused before processing: it forgot our session (restarted, or expired it), or a
+        // 2026-07-28 request met a 2025 server. Start again (the first caller to see it does, probing the era
+        // again after a refused 2026 request; the others wait for the same start), and send again.
+        if (this.channel === used.channel) {
+          this.options.logger.info(`upstream: ${err.message}; starting again`, { upstream: this.spec.name });
+          await this.dropChannel(err);
         }
         return await this.requestOnce(method, params, options, used);
       }
       if (
-        this.client &&
-        this.client === used.client &&
+        this.channel &&
+        this.channel === used.channel &&
         (err instanceof UpstreamUnreachableError || (err as { code?: string }).code === "ECONNREFUSED")
       ) {
-        await this.dropClient();
+        await this.dropChannel();
         this.failed();
         this.setState({ status: "unavailable", reason: `unreachable: ${message(err)}` });
       }
@@ -151,58 +157,55 @@ export class UpstreamConnection {
     }
   }
 
-  private async dropClient(): Promise<void> {
-    const client = this.client;
-    this.client = undefined;
-    this.current = undefined;
-    await client?.close().catch(() => {});
+  /** Closes the channel; after a refused 2026-07-28 request the next start probes the era again. */
+  private async dropChannel(why?: unknown): Promise<void> {
+    const channel = this.channel;
+    [this.channel, this.current] = [undefined, undefined];
+    if (why instanceof EraRefusedError) this.eras.forget(eraKey(this.spec, this.options.variant));
+    await channel?.close().catch(() => {});
   }
 
   private async requestOnce(
     method: string,
     params: Record<string, unknown>,
     options: ForwardOptions,
-    used: { client: Client | undefined },
+    used: { channel: Channel | undefined },
   ): Promise<Record<string, unknown>> {
     const state = await this.ensure();
-    const client = this.client;
-    used.client = client;
-    if (state.status !== "ready" || !client) {
+    const channel = this.channel;
+    used.channel = channel;
+    if (state.status !== "ready" || !channel) {
       throw new Error(
         `upstream ${this.spec.name} is unavailable${state.status === "unavailable" ? `: ${state.reason}` : ""}`,
       );
     }
-    const tied = options.onServerRequest;
-    return this.forwarder.request(this.built!.transport, method, params, {
+    return channel.request(method, params, {
       ...options,
-      ...(tied
-        ? {
-            onServerRequest: (request, signal) =>
-              Promise.resolve(
-                answerItself(this.spec, this.options.kind ?? "shared", request.method) ??
-                  tied(request, signal),
-              ),
-          }
-        : {}),
       timeoutMs: options.timeoutMs ?? this.spec.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS,
     });
   }
 
-  async notify(notification: JSONRPCNotification | Notification): Promise<void> {
-    await this.client?.notification(notification as never);
+  async notify(notification: { method: string; params?: Record<string, unknown> }): Promise<void> {
+    await this.channel?.notify(notification);
   }
 
   async close(): Promise<void> {
     this.closed = true;
-    const client = this.client;
+    this.stop.abort();
+    const channel = this.channel;
     const pid = this.built?.pid() ?? null;
-    this.client = undefined;
-    await Promise.all([client?.close().catch(() => {}), this.connecting?.close().catch(() => {})]);
+    this.channel = undefined;
+    await Promise.all([
+      channel?.close().catch(() => {}),
+      this.connecting?.built?.transport.close().catch(() => {}),
+    ]);
     if (pid) await waitForExit(pid);
   }
 
+  /** A failure: the restart backs off, and probes the era again (an upstream may come back as another). */
   private failed(): void {
     this.restarts.failed(this.now());
+    this.eras.forget(eraKey(this.spec, this.options.variant));
   }
 
   private setState(state: UpstreamState): UpstreamState {
@@ -222,45 +225,30 @@ export class UpstreamConnection {
       upstream: this.spec.name,
       ...(this.options.label ? { instance: this.options.label } : {}),
     });
-    const kind = this.options.kind ?? "shared";
-    const built = await buildTransport(
-      this.spec,
-      this.options.variant,
-      this.spec.name,
-      this.options.instance?.(),
-    );
-    const client = upstreamClient(this.spec, kind, this.options, {
-      onListChanged: () => void this.refresh(),
-      ...(hooks.onNotification ? { onNotification: (n) => hooks.onNotification!(this.spec.name, n) } : {}),
-      ...(hooks.onServerRequest
-        ? { onServerRequest: (r, signal) => hooks.onServerRequest!(this.spec.name, r, signal) }
-        : {}),
-    });
-    const forwarder = new Forwarder();
-    client.onclose = () => {
-      forwarder.failAll(new McpError(ErrorCode.ConnectionClosed, "Connection closed"));
-      if (this.client !== client) return;
-      this.client = undefined;
-      const tail = built.failure() ?? built.stderrTail.at(-1);
-      log.warn("upstream closed", tail ? { last_stderr: this.options.redact?.(tail) ?? tail } : {});
-      this.failed();
-      this.setState({ status: "unavailable", reason: `connection closed${tail ? `: ${tail}` : ""}` });
-    };
+    const opening: Opening = {};
+    let channel: Channel | undefined;
     try {
-      log.debug("starting upstream", { transport: this.spec.transport });
-      const timeout = this.spec.connectTimeoutMs;
-      this.connecting = client;
-      await withTimeout(client.connect(built.transport, { timeout }), timeout, "initialize");
+      log.debug("starting upstream", { transport: this.spec.transport, protocol: this.spec.protocol });
+      const onClosed = () => this.channelClosed(channel, opening.built!, log);
+      const run = {
+        eras: this.eras,
+        signal: this.stop.signal,
+        log,
+        onClosed,
+        onListChanged: () => this.refresh(),
+      };
+      this.connecting = opening;
+      channel = await openChannel(this.spec, this.options, run, opening);
       if (this.closed) throw new Error("closed while starting");
-      forwarder.attach(built.transport, client);
-      this.forwarder = forwarder;
-      this.client = client;
-      this.built = built;
-      const offer = await withTimeout(this.listOffer(), timeout, "listing");
+      this.channel = channel;
+      this.built = opening.built;
+      const built = opening.built!;
+      const offer = await withTimeout(this.listOffer(), this.spec.connectTimeoutMs, "listing");
       if (this.closed) throw new Error("closed while starting");
       this.restarts.up(this.now());
       if (this.restarts.afterFailure) hooks.onRestart?.(this.spec.name);
       log.info("upstream ready", {
+        era: channel.era,
         tools: offer.tools.length,
         prompts: offer.prompts.length,
         resources: offer.resources.length + offer.templates.length,
@@ -268,25 +256,39 @@ export class UpstreamConnection {
       });
       return this.setState({ status: "ready", ...offer });
     } catch (err) {
-      // Forgotten before it is closed, so that its onclose does not count the failure a second time.
-      if (this.client === client) this.client = undefined;
-      await client.close().catch(() => {});
+      // Forgotten before it is closed, so that its close does not count the failure a second time.
+      if (channel && this.channel === channel) this.channel = undefined;
+      await (channel ? channel.close() : opening.built?.transport.close())?.catch(() => {});
       if (this.closed) return { status: "unavailable", reason: "closed" };
-      const tail = built.stderrTail.at(-1);
+      const tail = opening.built?.stderrTail.at(-1);
       const reason = `${message(err)}${tail ? ` (stderr: ${tail})` : ""}`;
       log.warn("upstream failed to start", { reason: this.options.redact?.(reason) ?? reason });
       this.failed();
       return this.setState({ status: "unavailable", reason });
     } finally {
-      if (this.connecting === client) this.connecting = undefined;
+      if (this.connecting === opening) this.connecting = undefined;
     }
   }
 
+  /** The channel ended on its own: the instance is down until its next use restarts it. */
+  private channelClosed(
+    channel: Channel | undefined,
+    built: BuiltTransport,
+    log: ConnectionOptions["logger"],
+  ): void {
+    if (!channel || this.channel !== channel) return;
+    this.channel = undefined;
+    const tail = built.failure() ?? built.stderrTail.at(-1);
+    log.warn("upstream closed", tail ? { last_stderr: this.options.redact?.(tail) ?? tail } : {});
+    this.failed();
+    this.setState({ status: "unavailable", reason: `connection closed${tail ? `: ${tail}` : ""}` });
+  }
+
   private async listOffer(): Promise<Offer> {
-    const client = this.client;
-    if (!client) throw new Error("not connected");
+    const channel = this.channel;
+    if (!channel) throw new Error("not connected");
     this.options.hooks.onListed?.(this.spec.name);
-    return listOffer(client, this.spec.connectTimeoutMs, (method, reason) =>
+    return channel.listOffer((method, reason) =>
       this.options.logger.warn(`${method} failed; taken as empty`, {
         upstream: this.spec.name,
         reason: this.options.redact?.(reason) ?? reason,

@@ -8,9 +8,23 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, type JSONRPCMessage, McpError } from "@modelcontextprotocol/sdk/types.js";
+import type { Implementation } from "../modern/meta.js";
+import type { LogLevel } from "../modern/wire.js";
 
 type Params = Record<string, unknown>;
 export type ServerRequest = { method: string; params?: Params };
+
+/**
+ * The per-request envelope a 2026-07-28 upstream is sent for this call (the downstream client's, when a bridge
+ * forwards it verbatim); without one, toolpacks' own. A 2025 upstream ignores it.
+ */
+export interface RequestEnvelope {
+  readonly clientCapabilities: Readonly<Record<string, unknown>>;
+  /** Absent: toolpacks' own client info. */
+  readonly clientInfo?: Implementation;
+  /** Absent: no log lines for this request (the upstream must send none). */
+  readonly logLevel?: LogLevel;
+}
 
 export interface ForwardOptions {
   readonly signal?: AbortSignal;
@@ -22,15 +36,8 @@ export interface ForwardOptions {
   readonly onNotification?: (notification: { method: string; params?: Params }) => void;
   /** A server→client request the upstream sent on this call's own response stream. */
   readonly onServerRequest?: (request: ServerRequest, signal: AbortSignal) => Promise<Params>;
-  /**
-   * For a 2026-07-28 upstream: the envelope to send (the downstream client's capabilities, info and level);
-   * absent, toolpacks' own. A 2025 upstream ignores it.
-   */
-  readonly envelope?: {
-    readonly clientCapabilities: Readonly<Record<string, unknown>>;
-    readonly clientInfo?: { readonly name: string; readonly version: string };
-    readonly logLevel?: string;
-  };
+  /** 2026-07-28 upstreams: the envelope of this request (see RequestEnvelope). */
+  readonly envelope?: RequestEnvelope;
 }
 
 interface Pending {
@@ -55,10 +62,14 @@ export class Forwarder {
   /** Tied server→client requests being answered, by the upstream's id: its cancellation aborts them. */
   private readonly answering = new Map<unknown, AbortController>();
 
-  /** Takes our answers, progress and tied messages off the transport before the SDK client sees the rest. */
-  attach(transport: Transport, client: Client): void {
-    const handlers = (client as unknown as { _requestHandlerAbortControllers?: unknown })
-      ._requestHandlerAbortControllers;
+  /**
+   * Takes our answers, progress and tied messages off the transport before the SDK client (or, with none, the
+   * handler the transport had) sees the rest.
+   */
+  attach(transport: Transport, client?: Client): void {
+    const handlers = client
+      ? (client as unknown as { _requestHandlerAbortControllers?: unknown })._requestHandlerAbortControllers
+      : new Map();
     if (!(handlers instanceof Map)) {
       throw new Error(
         "SDK internals changed: Client._requestHandlerAbortControllers is gone (see src/upstream/forward.ts)",
@@ -146,9 +157,9 @@ export class Forwarder {
     transport: Transport,
     method: string,
     params: Params,
-    options: ForwardOptions & { timeoutMs: number },
+    options: ForwardOptions & { timeoutMs: number; id?: string },
   ): Promise<Params> {
-    const id = `tp:${++this.seq}`;
+    const id = options.id ?? `tp:${++this.seq}`;
     const { timeoutMs } = options;
     let timer: NodeJS.Timeout | undefined;
     let token: string | undefined;

@@ -11,12 +11,24 @@ export const QUOTE_MAX = 200;
  * processing it: a new session may be initialized and the request sent again.
  */
 export class SessionGoneError extends Error {
-  override readonly name = "SessionGoneError";
+  override readonly name: string = "SessionGoneError";
   constructor(
     readonly status: number,
     detail: string,
   ) {
     super(`the upstream no longer knows our session (HTTP ${status}${detail ? `: ${detail}` : ""})`);
+  }
+}
+
+/**
+ * A 2026-07-28 request refused with a 4xx that answers none of our requests (a 2025 server's "Mcp-Session-Id
+ * header is required", say): it was not processed; the upstream's era is probed again and the request replayed.
+ */
+export class EraRefusedError extends SessionGoneError {
+  override readonly name: string = "EraRefusedError";
+  constructor(status: number, detail: string) {
+    super(status, detail);
+    this.message = `the upstream refused a 2026-07-28 request (HTTP ${status}${detail ? `: ${detail}` : ""}); it may speak 2025 only`;
   }
 }
 

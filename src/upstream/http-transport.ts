@@ -7,9 +7,12 @@
 import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage, MessageExtraInfo } from "@modelcontextprotocol/sdk/types.js";
 import type { Dispatcher } from "undici";
+import { type ParamHeader, requestHeaders } from "../modern/headers.js";
 import {
   type Answer,
+  bodyMessage,
   describeAnswer,
+  EraRefusedError,
   mediaType,
   oneLine,
   SessionGoneError,
@@ -67,6 +70,8 @@ export class HttpClientTransport implements Transport {
   private readonly cancelled = new WeakSet<AbortController>();
   private readonly http: HttpExchange;
   private readonly stream: StandaloneStream;
+  /** Set once the upstream is known to speak 2026-07-28 (see speakModern). */
+  private modern: { version: string; headersOf: (tool: string) => readonly ParamHeader[] } | undefined;
 
   constructor(
     readonly url: URL,
@@ -102,13 +107,29 @@ export class HttpClientTransport implements Transport {
   }
 
   /**
-   * Headers of every request: configured ones first, then the protocol's (which win). A stateless (2026-07-28)
-   * mode would add `Mcp-Method`/`Mcp-Name` from `messages` here and send no session id.
+   * Speaks 2026-07-28 from now on: no session (an `Mcp-Session-Id` answered is ignored), `MCP-Protocol-Version`,
+   * `Mcp-Method`, `Mcp-Name` and a tools/call's `Mcp-Param-*` (from `headersOf(tool)`) on every POST, a
+   * cancellation closes the request's stream instead of being posted, and a 4xx refusal that answers none of
+   * our requests is taken for a 2025 server's (EraRefusedError).
    */
-  private headers(own: Record<string, string>, _messages: readonly Rpc[] = []): Record<string, string> {
+  speakModern(version: string, headersOf: (tool: string) => readonly ParamHeader[]): void {
+    this.modern = { version, headersOf };
+  }
+
+  /** Headers of every request: configured ones first, then the protocol's (which win). */
+  private headers(own: Record<string, string>, messages: readonly Rpc[] = []): Record<string, string> {
     const h: Record<string, string> = {};
     for (const [k, v] of Object.entries(this.options.headers ?? {})) h[k.toLowerCase()] = v;
     Object.assign(h, own);
+    const modern = this.modern;
+    if (modern) {
+      const m = messages.length === 1 ? messages[0]! : { method: "" };
+      const tool = m.method === "tools/call" ? String(m.params?.name) : undefined;
+      const body = { method: m.method ?? "", ...(m.params ? { params: m.params } : {}) };
+      Object.assign(h, requestHeaders(body, tool ? modern.headersOf(tool) : [], modern.version));
+      if (!m.method) delete h["mcp-method"];
+      return h;
+    }
     if (this.sessionId) h["mcp-session-id"] = this.sessionId;
     if (this.protocolVersion) h["mcp-protocol-version"] = this.protocolVersion;
     return h;
@@ -117,6 +138,11 @@ export class HttpClientTransport implements Transport {
   async send(message: JSONRPCMessage | JSONRPCMessage[], _options?: TransportSendOptions): Promise<void> {
     if (this.closed) throw new Error("connection closed");
     const messages = (Array.isArray(message) ? message : [message]) as Rpc[];
+    if (this.modern && messages.every((m) => m.method === "notifications/cancelled")) {
+      // 2026-07-28 over HTTP: closing the request's stream is the cancellation (none is posted).
+      for (const m of messages) this.cancel(m.params?.requestId as string | number);
+      return;
+    }
     const ids = messages.filter(isRequest).map((m) => m.id);
     const controller = new AbortController();
     this.inflight.add(controller);
@@ -137,10 +163,13 @@ export class HttpClientTransport implements Transport {
         const refusal = this.refusal(await this.http.answer(res), "POST", carriedSession);
         // Unless the session is gone, a JSON-RPC error answering our request is the upstream's answer.
         if (!(refusal.error instanceof SessionGoneError) && this.deliverErrorFor(refusal.answer, ids)) return;
+        const status = res.statusCode;
+        if (this.modern && status >= 400 && status < 500 && ![401, 403, 413].includes(status))
+          throw new EraRefusedError(status, bodyMessage(refusal.answer));
         throw refusal.error;
       }
       const sid = res.headers["mcp-session-id"];
-      if (typeof sid === "string" && sid) this.sessionId = sid;
+      if (!this.modern && typeof sid === "string" && sid) this.sessionId = sid;
       if (res.statusCode === 202 || ids.length === 0) {
         await res.body.dump();
         if (messages.some((m) => m.method === "notifications/initialized")) {
@@ -185,12 +214,16 @@ export class HttpClientTransport implements Transport {
   /** After our cancellation of a request went out, its answer stream is of no use: end it. */
   private forgetCancelled(messages: readonly Rpc[]): void {
     for (const m of messages) {
-      if (m.method !== "notifications/cancelled") continue;
-      const controller = this.byRequest.get(m.params?.requestId as string | number);
-      if (!controller) continue;
-      this.cancelled.add(controller);
-      controller.abort();
+      if (m.method === "notifications/cancelled") this.cancel(m.params?.requestId as string | number);
     }
+  }
+
+  /** Ends the answer stream of a request; its send() then returns quietly. */
+  private cancel(id: string | number): void {
+    const controller = this.byRequest.get(id);
+    if (!controller) return;
+    this.cancelled.add(controller);
+    controller.abort();
   }
 
   /** What a refused (or non-MCP) answer stands for: the session is gone, or a one-line reason. */

@@ -4,6 +4,7 @@ import type { Catalog } from "../catalog/types.js";
 import { redact } from "../config/env.js";
 import type { Logger } from "../log.js";
 import { type ConnectionHooks, UpstreamConnection } from "./connection.js";
+import { EraCache } from "./era.js";
 import { type InstanceRef, refLabel, sharedRef } from "./instance.js";
 import { InstanceDirs } from "./instance-dirs.js";
 
@@ -44,6 +45,8 @@ interface Entry {
 export class UpstreamPool {
   private readonly entries = new Map<string, Entry>();
   private readonly dirs = new InstanceDirs();
+  /** Each upstream's era, found once for all its instances (forgotten when one fails). */
+  private readonly eras = new EraCache();
 
   constructor(
     private catalog: Catalog,
@@ -85,6 +88,7 @@ export class UpstreamPool {
       clientVersion: this.options.clientVersion,
       logger: this.options.logger,
       redact: (text) => redact(text, secrets),
+      eras: this.eras,
       kind: ref.kind,
       ...(ref.variant ? { variant: ref.variant } : {}),
       ...(ref.kind !== "shared" ? { label: refLabel(ref) } : {}),

@@ -1,7 +1,9 @@
 /** @module Builds the client transport of one upstream: a stdio child process, or Streamable HTTP over undici (ours). */
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { Dispatcher } from "undici";
 import type { Upstream } from "../catalog/types.js";
 import type { InstanceValues } from "../config/instance-vars.js";
+import type { ParamHeader } from "../modern/headers.js";
 import { adopt } from "./prespawn.js";
 import { spawnSpecOf, type Variant } from "./spawn-spec.js";
 import { LeanStdioTransport } from "./stdio-transport.js";
@@ -19,6 +21,11 @@ function keepAlive() {
   return undici;
 }
 
+/** The keep-alive dispatcher HTTP upstreams use (the era probe shares it). */
+export async function httpDispatcher(): Promise<Dispatcher> {
+  return (await keepAlive()).agent;
+}
+
 export interface BuiltTransport {
   readonly transport: Transport;
   /** The child process id once started (stdio only). */
@@ -27,6 +34,8 @@ export interface BuiltTransport {
   readonly stderrTail: string[];
   /** Why the transport failed on its own (a message over max_line_bytes), if it did: the reason to show. */
   failure(): string | undefined;
+  /** HTTP: speak 2026-07-28 (standard headers from each body, `x-mcp-header` parameters from `headersOf`). */
+  readonly speakModern?: (version: string, headersOf: (tool: string) => readonly ParamHeader[]) => void;
 }
 
 export async function buildTransport(
@@ -47,7 +56,13 @@ export async function buildTransport(
       name,
       ...(up.maxLineBytes ? { maxMessageBytes: up.maxLineBytes } : {}),
     });
-    return { transport, pid: () => null, stderrTail, failure: () => undefined };
+    return {
+      transport,
+      pid: () => null,
+      stderrTail,
+      failure: () => undefined,
+      speakModern: (version, headersOf) => transport.speakModern(version, headersOf),
+    };
   }
   const spec = spawnSpecOf(up, variant, instance);
   const transport = new LeanStdioTransport(spec, variant.env || instance ? undefined : adopt(name, spec), {

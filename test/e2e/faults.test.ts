@@ -55,7 +55,8 @@ describe("a stdio upstream that dies", () => {
     const ev = join(tmp.dir, "crash.events");
     const served = await start(`
 upstreams:
-  main: { command: node, args: ["${FIXTURE}", "--crash-on", "fail", "--events-file", "${ev}"] }
+  # Pinned: the test counts the processes it starts (an era probe would start one more).
+  main: { command: node, args: ["${FIXTURE}", "--crash-on", "fail", "--events-file", "${ev}"], protocol: "2025" }
   other: { command: node, args: ["${FIXTURE}", "--name", "other", "--prefix-tools", "o_", "--tools", "echo"] }
 toolsets:
   mainpack: { tools: [main/echo, main/slow, main/fail] }
@@ -103,7 +104,8 @@ toolsets:
     const ev = join(tmp.dir, "crash2.events");
     const served = await start(`
 upstreams:
-  main: { command: node, args: ["${FIXTURE}", "--crash-on", "fail", "--events-file", "${ev}"] }
+  # Pinned: the test counts the processes it starts (an era probe would start one more).
+  main: { command: node, args: ["${FIXTURE}", "--crash-on", "fail", "--events-file", "${ev}"], protocol: "2025" }
 `);
     const a = await client(served);
     await a.callTool({ name: "fail", arguments: {} }).catch(() => {});

@@ -1,0 +1,272 @@
+/**
+ * How toolpacks finds and remembers each upstream's protocol era, against real servers: the SDK v2 fixture
+ * (test/fixtures/modern-server.mjs, both eras, HTTP and stdio) and the 2025 fixtures (SDK v1). The fixture's
+ * `--events` file says which process saw which message (stdio) and which headers each POST carried (HTTP).
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, expect, test } from "vitest";
+import { silentLogger } from "../../src/log.js";
+import { sharedRef } from "../../src/upstream/instance.js";
+import { UpstreamPool } from "../../src/upstream/pool.js";
+import { catalogOf } from "../helpers/catalog.js";
+import { MODERN_FIXTURE, startModernServer } from "../helpers/modern.js";
+import { alive, FIXTURE, ROOT, startListening, tempDir, until } from "../helpers/proc.js";
+
+const cleanups: (() => Promise<unknown> | unknown)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+interface Event {
+  pid: number;
+  event: string;
+  method?: string;
+  headers?: Record<string, string>;
+}
+
+function events(file: string): Event[] {
+  try {
+    return readFileSync(file, "utf8")
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Event);
+  } catch {
+    return [];
+  }
+}
+
+/** Messages by the process that read them, in order. */
+function byPid(list: Event[]): Map<number, string[]> {
+  const out = new Map<number, string[]>();
+  for (const e of list) if (e.event === "message") out.set(e.pid, [...(out.get(e.pid) ?? []), e.method!]);
+  return out;
+}
+
+function poolOf(yaml: string): UpstreamPool {
+  const pool = new UpstreamPool(catalogOf(yaml), {
+    clientName: "toolpacks-test",
+    clientVersion: "1.0.0",
+    logger: silentLogger,
+  });
+  cleanups.push(() => pool.close());
+  return pool;
+}
+
+function scratch() {
+  const dir = tempDir();
+  cleanups.push(() => dir.cleanup());
+  return dir;
+}
+
+async function modernHttp(args: string[] = []) {
+  const server = await startModernServer(args);
+  cleanups.push(() => server.stop());
+  return server;
+}
+
+/** The HTTP fixture (with ARGS) as the one upstream `up` of a pool, and its shared connection. */
+async function modernUpstream(args: string[] = []) {
+  const modern = await modernHttp(args);
+  const pool = poolOf(`
+upstreams:
+  up:
+    url: ${modern.url}
+`);
+  return { modern, pool, connection: pool.connection(sharedRef("up")) };
+}
+
+const stdioModern = (events: string, protocol = "auto") => `
+    command: ${process.execPath}
+    args: [${MODERN_FIXTURE}, --stdio, --events, ${events}]
+    protocol: "${protocol}"`;
+
+test("an HTTP upstream's era is found by server/discover: a 2026-07-28 server gets no session, a 2025 one is initialized", {
+  timeout: 60_000,
+}, async () => {
+  const dir = scratch();
+  const file = join(dir.dir, "modern.jsonl");
+  const modern = await modernHttp(["--events", file]);
+  const legacy = startListening([join(ROOT, "test/conformance/serve-fixture-http.mjs"), "0"]);
+  cleanups.push(() => legacy.proc.kill("SIGKILL"));
+  const port = await legacy.listening;
+  const pool = poolOf(`
+upstreams:
+  modern:
+    url: ${modern.url}
+  legacy:
+    url: http://127.0.0.1:${port}/mcp
+`);
+  const inventory = await pool.ensure(["modern", "legacy"]);
+  expect(inventory.get("modern")?.status).toBe("ready");
+  expect(inventory.get("legacy")?.status).toBe("ready");
+  expect(pool.connection(sharedRef("modern")).era).toBe("2026-07-28");
+  expect(pool.connection(sharedRef("legacy")).era).toBe("2025");
+  const result = await pool
+    .connection(sharedRef("modern"))
+    .request("tools/call", { name: "whoami", arguments: {} });
+  const envelope = (result.structuredContent as { envelope: Record<string, unknown> }).envelope;
+  expect(envelope["io.modelcontextprotocol/protocolVersion"]).toBe("2026-07-28");
+  expect(envelope["io.modelcontextprotocol/clientInfo"]).toEqual({
+    name: "toolpacks-test",
+    version: "1.0.0",
+  });
+  const posts = events(file).filter((e) => e.event === "post");
+  expect(posts[0]?.headers?.["mcp-method"]).toBe("server/discover");
+  // Stateless from the first request on: the standard headers on every POST, never a session, never initialize.
+  for (const p of posts) {
+    expect(p.headers?.["mcp-protocol-version"]).toBe("2026-07-28");
+    expect(p.headers?.["mcp-method"]).toBeDefined();
+    expect(p.headers?.["mcp-session-id"]).toBeUndefined();
+  }
+  expect(posts.filter((p) => p.headers?.["mcp-method"] === "server/discover")).toHaveLength(1);
+});
+
+test("a stdio upstream's era is probed on a sibling process: the real process never sees server/discover", {
+  timeout: 60_000,
+}, async () => {
+  const dir = scratch();
+  const file = join(dir.dir, "stdio.jsonl");
+  const legacyEvents = join(dir.dir, "legacy.jsonl");
+  const pool = poolOf(`
+upstreams:
+  modern:${stdioModern(file)}
+  legacy:
+    command: ${process.execPath}
+    args: [${FIXTURE}, --events-file, ${legacyEvents}]
+`);
+  await pool.ensure(["modern", "legacy"]);
+  const connection = pool.connection(sharedRef("modern"));
+  expect(connection.era).toBe("2026-07-28");
+  const real = connection.pid()!;
+  const seen = byPid(events(file));
+  expect([...seen.keys()]).toHaveLength(2);
+  const sibling = [...seen.keys()].find((pid) => pid !== real)!;
+  expect(seen.get(sibling)).toEqual(["server/discover"]);
+  expect(seen.get(real)).not.toContain("server/discover");
+  expect(seen.get(real)).toContain("tools/list");
+  expect(alive(sibling)).toBe(false);
+  // The 2025 server answered the probe with -32601: it is initialized, on a process of its own.
+  expect(pool.connection(sharedRef("legacy")).era).toBe("2025");
+  const starts = events(legacyEvents).filter((e) => e.event === "start");
+  expect(new Set(starts.map((e) => e.pid)).size).toBe(2);
+});
+
+test("pinning an upstream's protocol skips the probe, and its era is known before it starts", {
+  timeout: 60_000,
+}, async () => {
+  const dir = scratch();
+  const modern = join(dir.dir, "pinned-modern.jsonl");
+  const legacy = join(dir.dir, "pinned-legacy.jsonl");
+  const pool = poolOf(`
+upstreams:
+  modern:${stdioModern(modern, "2026-07-28")}
+  legacy:${stdioModern(legacy, "2025")}
+`);
+  // The session layer chooses a bridge by it, even for an instance that is down.
+  expect(pool.connection(sharedRef("modern")).era).toBe("2026-07-28");
+  await pool.ensure(["modern", "legacy"]);
+  expect(pool.connection(sharedRef("modern")).era).toBe("2026-07-28");
+  expect(pool.connection(sharedRef("legacy")).era).toBe("2025");
+  // One process each: pinned 2026-07-28 asks server/discover of its own process (it needs the capabilities),
+  // pinned 2025 opens with initialize.
+  const pinnedModern = [...byPid(events(modern)).values()];
+  expect(pinnedModern).toHaveLength(1);
+  expect(pinnedModern[0]![0]).toBe("server/discover");
+  const pinnedLegacy = [...byPid(events(legacy)).values()];
+  expect(pinnedLegacy).toHaveLength(1);
+  expect(pinnedLegacy[0]![0]).toBe("initialize");
+  expect(pinnedLegacy[0]).not.toContain("server/discover");
+});
+
+test("a stdio upstream that restarts is probed again", { timeout: 90_000 }, async () => {
+  const dir = scratch();
+  const file = join(dir.dir, "restart.jsonl");
+  const pool = poolOf(`
+upstreams:
+  modern:${stdioModern(file)}
+`);
+  await pool.ensure(["modern"]);
+  const connection = pool.connection(sharedRef("modern"));
+  const first = connection.pid()!;
+  process.kill(first, "SIGKILL");
+  await until(() => connection.state?.status === "unavailable", "the upstream down");
+  const result = await connection.request("tools/call", { name: "test_simple_text", arguments: {} });
+  expect(JSON.stringify(result)).toContain("simple text response");
+  expect(connection.era).toBe("2026-07-28");
+  const seen = byPid(events(file));
+  const probes = [...seen].filter(([, methods]) => methods.join() === "server/discover");
+  expect(probes).toHaveLength(2);
+  expect(seen.get(connection.pid()!)).not.toContain("server/discover");
+});
+
+test("an HTTP upstream that comes back speaking 2025 is probed again, and the refused call is replayed", {
+  timeout: 90_000,
+}, async () => {
+  const { modern, connection } = await modernUpstream();
+  await connection.ensure();
+  expect(connection.era).toBe("2026-07-28");
+  const port = new URL(modern.url).port;
+  await modern.stop();
+  const legacy = startListening([join(ROOT, "test/conformance/serve-fixture-http.mjs"), port]);
+  cleanups.push(() => legacy.proc.kill("SIGKILL"));
+  await legacy.listening;
+  // The 2025 server refuses the stateless request (400: no session): refused before processing, so the era is
+  // probed again and the call sent again, on a session.
+  const result = await connection.request("tools/call", { name: "test_simple_text", arguments: {} });
+  expect(JSON.stringify(result)).toContain("simple text response");
+  expect(connection.era).toBe("2025");
+});
+
+test("x-mcp-header parameters reach an HTTP upstream as Mcp-Param headers, Mcp-Name as the tool", {
+  timeout: 60_000,
+}, async () => {
+  const dir = scratch();
+  const file = join(dir.dir, "headers.jsonl");
+  const { connection } = await modernUpstream(["--events", file]);
+  await connection.ensure();
+  for (const region of ["eu-west", "Zürich"]) {
+    const result = await connection.request("tools/call", { name: "regional_echo", arguments: { region } });
+    expect(JSON.stringify(result)).toContain(`${region}: `);
+  }
+  const calls = events(file).filter((e) => e.headers?.["mcp-method"] === "tools/call");
+  expect(calls.map((c) => [c.headers?.["mcp-name"], c.headers?.["mcp-param-region"]])).toEqual([
+    ["regional_echo", "eu-west"],
+    ["regional_echo", `=?base64?${Buffer.from("Zürich").toString("base64")}?=`],
+  ]);
+});
+
+test("a caller's envelope goes upstream as it is; input_required and -32021 come back as the upstream sent them", {
+  timeout: 60_000,
+}, async () => {
+  const { connection } = await modernUpstream();
+  await connection.ensure();
+  await connection.request("logging/setLevel", { level: "debug" });
+  const envelope = {
+    clientCapabilities: { elicitation: { form: {} } },
+    clientInfo: { name: "downstream", version: "9" },
+  };
+  const whoami = await connection.request("tools/call", { name: "whoami", arguments: {} }, { envelope });
+  // The caller's capabilities and info, and no logLevel (it asked for none), whatever a 2025 session set.
+  expect((whoami.structuredContent as { envelope: unknown }).envelope).toEqual({
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": envelope.clientCapabilities,
+    "io.modelcontextprotocol/clientInfo": envelope.clientInfo,
+  });
+  const asked = await connection.request("tools/call", {
+    name: "confirm_action",
+    arguments: { action: "deploy" },
+  });
+  expect(asked).toMatchObject({
+    resultType: "input_required",
+    inputRequests: { confirm: { method: "elicitation/create" } },
+  });
+  const refused = await connection
+    .request(
+      "tools/call",
+      { name: "test_missing_capability", arguments: {} },
+      { envelope: { clientCapabilities: {} } },
+    )
+    .catch((err: { code?: number; data?: unknown }) => err);
+  expect(refused).toMatchObject({ code: -32021, data: { requiredCapabilities: { sampling: {} } } });
+});
