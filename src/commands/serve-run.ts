@@ -12,6 +12,7 @@ import { closeAgent } from "../upstream/transport.js";
 import { VERSION } from "../version.js";
 import { toolsetsToolOn } from "./common.js";
 import type { ServeOptions } from "./serve-options.js";
+import { openServing } from "./serve-state.js";
 
 export async function runServe(files: string[], opts: ServeOptions, catalog: Catalog): Promise<void> {
   const logger = createLogger({
@@ -20,6 +21,7 @@ export async function runServe(files: string[], opts: ServeOptions, catalog: Cat
   });
   const toolsetsTool = toolsetsToolOn(opts.toolsetsTool);
   const name = opts.name ?? catalog.name;
+  const serving = await openServing(catalog, name, VERSION, logger);
   const gateway = new Gateway(catalog, {
     name,
     version: VERSION,
@@ -27,8 +29,11 @@ export async function runServe(files: string[], opts: ServeOptions, catalog: Cat
     ignoreKeys: opts.ignoreQueryKey,
     toolsetsTool,
     logger,
-    // A stateless session lasts one request: a captured value would be gone before the client could use it.
+    // A stateless session lasts one request: a captured value would be gone before the client could use it
+    // (even in a shared store: a 2025 stateless request has no owner that outlives it; see decision 12).
     capture: opts.stateless !== true,
+    state: serving.state,
+    tracing: serving.tracing,
   });
   const stopReload = reloadOn(gateway, files, logger, opts.watch === true);
   if (opts.transport !== "stdio") {
@@ -44,6 +49,7 @@ export async function runServe(files: string[], opts: ServeOptions, catalog: Cat
       killUnadopted();
       await closeServer();
       await gateway.close();
+      await serving.close();
       await closeAgent();
       logger.info("stopped");
     })();

@@ -56,7 +56,8 @@ export interface ToolsetSpec {
 export interface PacksFile {
   name?: string;
   auth?: { tokens: string[] };
-  state?: { max_session_bytes?: number };
+  state?: { store?: string; max_session_bytes?: number; max_total_bytes?: number };
+  tracing?: { endpoint?: string; service_name?: string; sample_ratio?: number };
   instructions?: string;
   public_env?: string[];
   state_dir?: string;

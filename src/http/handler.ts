@@ -10,6 +10,7 @@ import type { Gateway } from "../proxy/gateway.js";
 import { TooManyInstances } from "../upstream/pool.js";
 import { authorized } from "./auth.js";
 import { rebindingProblem } from "./guard.js";
+import { sendHealth, sendReady } from "./health.js";
 import { readMessages } from "./messages.js";
 import { sendJson, sendRpcError } from "./replies.js";
 import { type Entry, isRefusal, type Refusal, SessionTable } from "./sessions.js";
@@ -21,7 +22,7 @@ export interface HandlerOptions {
   readonly sessionIdleMs: number;
   /** Larger request bodies get 413 (default 4 MiB). */
   readonly maxBodyBytes: number;
-  /** Serve GET /healthz, GET /toolsets and GET /metrics (default true each). */
+  /** Serve GET /healthz and /readyz, GET /toolsets and GET /metrics (default true each). */
   readonly healthz: boolean;
   readonly toolsetsRoute: boolean;
   readonly metrics: boolean;
@@ -179,15 +180,15 @@ export function createHttpHandler(gateway: Gateway, partial: Partial<HandlerOpti
     const get = req.method === "GET";
     const ours =
       path === options.path ||
-      (get && path === "/healthz" && options.healthz) ||
+      (get && (path === "/healthz" || path === "/readyz") && options.healthz) ||
       (get && path === "/toolsets" && options.toolsetsRoute) ||
       (get && path === "/metrics" && options.metrics);
     if (!ours) return false;
     const rid = req.headers["x-request-id"];
     if (typeof rid !== "string" || !/^[\w.:-]{1,128}$/.test(rid)) req.headers["x-request-id"] = randomUUID();
     try {
-      if (path === "/healthz")
-        sendJson(res, 200, { ok: true, name: gateway.options.name, sessions: table.size });
+      if (path === "/healthz") sendHealth(res, gateway.options.name, table.size, gateway.state);
+      else if (path === "/readyz") sendReady(res, gateway.state);
       else if (!admitted(req, res)) return true;
       else if (path === options.path) await mcp(req, res, query);
       else if (path === "/toolsets") await toolsets(req, res, query);

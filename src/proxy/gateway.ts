@@ -15,10 +15,11 @@ import { cacheKey, credentialsOf, refsOf } from "./instances.js";
 import { placeAfterReload } from "./reload-sessions.js";
 import { ResolutionCache } from "./resolution-cache.js";
 import { Session } from "./session.js";
+import { type Serving, type ServingOptions, servingOf } from "./state-host.js";
 import { TOOLSETS_TOOL, toolsetsToolDef } from "./toolsets-tool.js";
 import { Traffic } from "./traffic.js";
 
-export interface GatewayOptions {
+export interface GatewayOptions extends ServingOptions {
   readonly name: string;
   readonly version: string;
   /** What a URL naming nothing gets, in URL spelling. */
@@ -39,6 +40,9 @@ export class Gateway implements SessionHost {
   readonly metrics = new Metrics();
   readonly serverInfo: { name: string; version: string };
   readonly capture: boolean;
+  readonly state: Serving["state"];
+  readonly handles: Serving["handles"];
+  readonly tracing: Serving["tracing"];
   private readonly cache = new ResolutionCache();
   private current: Catalog;
 
@@ -49,6 +53,7 @@ export class Gateway implements SessionHost {
     this.capture = options.capture ?? true;
     this.current = this.capture ? catalog : withoutCapture(catalog);
     this.serverInfo = { name: options.name, version: options.version };
+    ({ state: this.state, handles: this.handles, tracing: this.tracing } = servingOf(catalog, options));
     this.traffic = new Traffic({
       users: (ref) => this.users(ref),
       upstream: (name) => this.catalog.upstreams.get(name),
@@ -95,10 +100,6 @@ export class Gateway implements SessionHost {
   /** The catalog new sessions get; a reload swaps it in one step. */
   get catalog(): Catalog {
     return this.current;
-  }
-
-  get stateMaxBytes(): number {
-    return this.current.stateMaxBytes;
   }
 
   now(): number {

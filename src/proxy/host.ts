@@ -10,8 +10,10 @@ import type { Outcome } from "../metrics.js";
 import type { ToolsetsReport } from "../report.js";
 import type { Resolution } from "../resolve.js";
 import type { Selection } from "../selection.js";
+import type { Tracing } from "../tracing/types.js";
 import type { ForwardOptions } from "../upstream/forward.js";
 import type { InstanceRef } from "../upstream/instance.js";
+import type { HandleStore } from "./handles.js";
 import type { LogLevel, Params, Peer } from "./peer.js";
 
 export type { Params } from "./peer.js";
@@ -50,7 +52,10 @@ export interface SessionHost {
   readonly traffic: SessionTraffic;
   /** Captured values are kept per session (false when sessions last one request: stateless). */
   readonly capture: boolean;
-  readonly stateMaxBytes: number;
+  /** Captured values of every session, in the state store (memory or Redis). */
+  readonly handles: HandleStore;
+  /** Spans per request; the no-op tracing when off. */
+  readonly tracing: Tracing;
   link(ref: InstanceRef): UpstreamLink;
   upstream(name: string): Upstream | undefined;
   offersToolsetsTool(resolution: Resolution): boolean;

@@ -9,6 +9,7 @@ import { missingCapability } from "./capability.js";
 import { rpcError, upstreamError } from "./errors.js";
 import type { Params } from "./host.js";
 import { passes } from "./peer.js";
+import { clientSpanOf, metaFor, traced } from "./spans.js";
 import type { Call, SessionState } from "./state.js";
 
 export async function relay(
@@ -26,7 +27,8 @@ export async function relay(
     const { progressToken: _t, ...others } = _meta!;
     meta = Object.keys(others).length ? others : undefined;
   }
-  const body = { ...rest, ...(rename ? { name: route.original } : {}), ...(meta ? { _meta: meta } : {}) };
+  const span = clientSpanOf(s, call.span, route, method, params);
+  const body = { ...rest, ...(rename ? { name: route.original } : {}), ...metaFor(span, meta) };
   const ref = s.ref(route.upstream);
   const link = s.link(route.upstream);
   const traffic = s.host.traffic;
@@ -37,7 +39,7 @@ export async function relay(
     // An upstream another session left quieter would swallow this session's log lines: raise it first.
     if (level) await link.request("logging/setLevel", { level }).catch(() => {});
     call.signal.throwIfAborted();
-    return await link.request(method, body, {
+    const answer = link.request(method, body, {
       signal: call.signal,
       ...(token !== undefined
         ? {
@@ -50,6 +52,7 @@ export async function relay(
       },
       onServerRequest: (request, signal) => askClient(s, request, signal, route.upstream, call),
     });
+    return await traced(span, answer);
   } catch (err) {
     throw upstreamError(err, route.upstream);
   } finally {

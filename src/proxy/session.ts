@@ -18,13 +18,14 @@ import type { Selection } from "../selection.js";
 import type { InstanceRef } from "../upstream/instance.js";
 import { sharedRef } from "../upstream/instance.js";
 import { rpcError } from "./errors.js";
-import { HandleStore } from "./handles.js";
+import { sessionOwner } from "./handles.js";
 import type { Params, SessionHost, UpstreamLink } from "./host.js";
 import type { Credentials } from "./instances.js";
 import { handle, lists } from "./methods.js";
 import { Outbound } from "./outbound.js";
 import type { LogLevel } from "./peer.js";
 import { askClient } from "./relay.js";
+import { serverSpanOf } from "./spans.js";
 import type { Call, SessionState } from "./state.js";
 import type { SessionTransport } from "./transport.js";
 
@@ -39,6 +40,8 @@ export interface SessionInit {
   readonly sessionKey: string;
   /** The credential headers it was opened with: a reload places it again by them. In memory only. */
   readonly credentials: Credentials;
+  /** Whose captured values its calls use (default: a digest of `sessionKey`). */
+  readonly stateOwner?: string;
 }
 
 type Message = {
@@ -52,7 +55,7 @@ type Message = {
 export class Session implements SessionState {
   lastSeen: number;
   logLevel: LogLevel = "debug";
-  readonly handles: HandleStore;
+  readonly stateOwner: string;
   readonly selection: Selection;
   readonly digest: string;
   readonly sessionKey: string;
@@ -81,7 +84,7 @@ export class Session implements SessionState {
     this.sessionKey = init.sessionKey;
     this.credentials = init.credentials;
     this.lastSeen = host.now();
-    this.handles = new HandleStore(host.stateMaxBytes);
+    this.stateOwner = init.stateOwner ?? sessionOwner(init.sessionKey);
     this.capabilities = capabilitiesOf(init.resolution.upstreams.map((u) => this.link(u).capabilities ?? {}));
   }
 
@@ -130,9 +133,12 @@ export class Session implements SessionState {
     const { id } = m;
     const controller = new AbortController();
     this.inflight.set(id, controller);
+    const kind = (this.transport as { kind?: string } | undefined)?.kind === "http" ? "http" : "stdio";
+    const span = serverSpanOf(this, m.method, m.params ?? {}, id, kind);
     const call: Call = {
       id,
       signal: controller.signal,
+      span,
       ...(requestId ? { requestId } : {}),
       notify: (n) => {
         if (!controller.signal.aborted) void this.send({ jsonrpc: "2.0", ...n } as JSONRPCMessage, id);
@@ -142,8 +148,10 @@ export class Session implements SessionState {
     let answer: JSONRPCMessage;
     try {
       const result = await this.answer(m.method, m.params ?? {}, call);
+      span.end({ result });
       answer = { jsonrpc: "2.0", id, result } as JSONRPCMessage;
     } catch (err) {
+      span.end({ error: err });
       const e = err as { code?: unknown; message?: string; data?: unknown };
       const code = Number.isSafeInteger(e?.code) ? (e.code as number) : -32603;
       const data = e?.data !== undefined ? { data: e.data } : {};

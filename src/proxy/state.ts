@@ -2,8 +2,8 @@
 import type { ClientCapabilities, RequestId } from "@modelcontextprotocol/sdk/types.js";
 import type { Resolution } from "../resolve.js";
 import type { Selection } from "../selection.js";
+import type { McpSpan } from "../tracing/types.js";
 import type { InstanceRef } from "../upstream/instance.js";
-import type { HandleStore } from "./handles.js";
 import type { Params, SessionHost, UpstreamLink } from "./host.js";
 import type { LogLevel, Peer } from "./peer.js";
 
@@ -13,6 +13,8 @@ export interface Call {
   readonly signal: AbortSignal;
   /** The HTTP request id (X-Request-Id) that ties its log lines together, when there is one. */
   readonly requestId?: string;
+  /** Its SERVER span (the no-op span when tracing is off): the parent of what is sent upstream for it. */
+  readonly span: McpSpan;
   /** Sends a notification that belongs to this request (progress, its log lines). */
   notify(notification: { method: string; params?: Params }): void;
   /** Sends a server→client request that belongs to this request, and waits for the client's answer. */
@@ -23,7 +25,8 @@ export interface SessionState extends Peer {
   readonly host: SessionHost;
   readonly selection: Selection;
   readonly resolution: Resolution;
-  readonly handles: HandleStore;
+  /** Whose captured values this session's calls use: a digest of the session id (2025 sessions). */
+  readonly stateOwner: string;
   /** A digest of the session id: what logs show. */
   readonly digest: string;
   logLevel: LogLevel;

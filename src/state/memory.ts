@@ -16,7 +16,8 @@ import type { PutResult, StateStore, StateUsage, StoredValue, ValueInfo } from "
 interface Entry {
   readonly owner: string;
   readonly key: string;
-  readonly body: string;
+  /** UTF-8, off the JS heap: what the budget counts is what the process holds (a string may take twice). */
+  readonly body: Buffer;
   readonly info: string;
   readonly size: number;
   readonly expiresAt: number;
@@ -32,6 +33,7 @@ const id = (owner: string, key: string) => `${owner}:${key}`;
 
 export class MemoryStateStore implements StateStore {
   readonly description = "memory";
+  readonly shared = false;
   private readonly limits: StateLimits;
   private readonly now: () => number;
   /** Every value in insertion order: the total budget evicts from its front. */
@@ -44,6 +46,8 @@ export class MemoryStateStore implements StateStore {
   private nextExpiry = Number.POSITIVE_INFINITY;
   private readonly ended: EndedSet;
   private readonly records = new Map<string, { value: string; expiresAt: number }>();
+  /** Per owner, its counters (`next`): gone with the owner's values on `clear`. */
+  private readonly counters = new Map<string, Map<string, number>>();
   private closed = false;
 
   constructor(options: MemoryStoreOptions) {
@@ -83,7 +87,14 @@ export class MemoryStateStore implements StateStore {
       if (!other) break;
       this.drop(other.owner, other.key);
     }
-    const entry: Entry = { owner, key, ...encoded, expiresAt: this.now() + ttlMs };
+    const entry: Entry = {
+      owner,
+      key,
+      body: Buffer.from(encoded.body),
+      info: encoded.info,
+      size: encoded.size,
+      expiresAt: this.now() + ttlMs,
+    };
     this.all.set(id(owner, key), entry);
     const map = this.owners.get(owner) ?? new Map<string, Entry>();
     this.owners.set(owner, map);
@@ -98,7 +109,7 @@ export class MemoryStateStore implements StateStore {
     this.open("get");
     checkOwner(owner, key);
     const e = this.live(owner, key);
-    return e && decodeValue(e.body, e.info);
+    return e && decodeValue(e.body.toString(), e.info);
   }
 
   async list(owner: string): Promise<readonly ValueInfo[]> {
@@ -120,6 +131,17 @@ export class MemoryStateStore implements StateStore {
     this.open("clear");
     checkOwner(owner);
     for (const key of [...(this.owners.get(owner)?.keys() ?? [])]) this.drop(owner, key);
+    this.counters.delete(owner);
+  }
+
+  async next(owner: string, counter: string, _ttlMs: number): Promise<number> {
+    this.open("next");
+    checkOwner(owner, counter);
+    const mine = this.counters.get(owner) ?? new Map<string, number>();
+    this.counters.set(owner, mine);
+    const n = (mine.get(counter) ?? 0) + 1;
+    mine.set(counter, n);
+    return n;
   }
 
   async usage(owner: string): Promise<StateUsage> {

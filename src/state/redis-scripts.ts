@@ -9,6 +9,7 @@
  *   P all        zset M → insertion sequence (everyone's oldest first)
  *   P exp        zset M → expiry (ms): a sweep drops expired members from the indexes and the counts
  *   P ob         hash O → the owner's stored bytes;  P total → all owners' stored bytes;  P seq → counter
+ *   P n:O        hash counter → last number handed out by next() (PX: the counter's TTL)
  * Keys are built inside the scripts, so this needs a single Redis (or one shard), not Redis Cluster.
  */
 
@@ -123,11 +124,20 @@ if exp and exp > now then return 1 end
 return 0
 `;
 
-/** ARGV: P, owner → number of values removed. */
+/** ARGV: P, owner → number of values removed (the owner's counters go too). */
 export const CLEAR = `${PRELUDE}
 local keys = redis.call('ZRANGE', P .. 'o:' .. ARGV[2], 0, -1)
 for _, k in ipairs(keys) do drop(ARGV[2], k) end
+redis.call('DEL', P .. 'n:' .. ARGV[2])
 return #keys
+`;
+
+/** ARGV: P, owner, counter, ttlMs → the counter's next number. */
+export const NEXT = `
+local key = ARGV[1] .. 'n:' .. ARGV[2]
+local n = redis.call('HINCRBY', key, ARGV[3], 1)
+redis.call('PEXPIRE', key, ARGV[4])
+return n
 `;
 
 /** ARGV: P, owner → {ownerBytes, totalBytes}. */

@@ -10,6 +10,7 @@ import { EMPTY_OFFER, type Offer, type UpstreamState } from "../../src/catalog/i
 import type { Catalog } from "../../src/catalog/types.js";
 import { silentLogger } from "../../src/log.js";
 import { getOrCreate } from "../../src/maps.js";
+import { HandleStore } from "../../src/proxy/handles.js";
 import type { Params, SessionHost, UpstreamLink } from "../../src/proxy/host.js";
 import type { Peer } from "../../src/proxy/peer.js";
 import { Session } from "../../src/proxy/session.js";
@@ -17,6 +18,11 @@ import { Traffic } from "../../src/proxy/traffic.js";
 import { toolsetsReport } from "../../src/report.js";
 import { resolve } from "../../src/resolve.js";
 import { select } from "../../src/selection.js";
+import { DEFAULT_LIMITS } from "../../src/state/config.js";
+import { MemoryStateStore } from "../../src/state/memory.js";
+import type { StateStore } from "../../src/state/types.js";
+import { NOOP_TRACING } from "../../src/tracing/noop.js";
+import type { Tracing } from "../../src/tracing/types.js";
 import type { ForwardOptions } from "../../src/upstream/forward.js";
 import { type InstanceRef, sessionRef, sharedRef } from "../../src/upstream/instance.js";
 
@@ -58,12 +64,21 @@ export class FakeHost implements SessionHost {
   readonly traffic: Traffic;
   readonly seen: Seen[] = [];
   capture = true;
-  readonly stateMaxBytes = 1 << 20;
   clock = 1_000;
+  /** The state store (memory on the fake clock unless a test gives another) and the handles on it. */
+  readonly state: StateStore;
+  readonly handles: HandleStore;
+  tracing: Tracing = NOOP_TRACING;
   script: Script = () => ({ content: [{ type: "text", text: "ok" }] });
   private readonly links = new Map<string, FakeLink>();
 
-  constructor(readonly catalog: Catalog) {
+  constructor(
+    readonly catalog: Catalog,
+    state?: StateStore,
+  ) {
+    const limits = { ...DEFAULT_LIMITS, maxOwnerBytes: 1 << 20 };
+    this.state = state ?? new MemoryStateStore({ limits, now: () => this.clock });
+    this.handles = new HandleStore({ store: this.state, maxOwnerBytes: 1 << 20, logger: silentLogger });
     this.traffic = new Traffic({
       users: (ref) => [...this.sessions].filter((s) => s.refs.get(ref.upstream)?.id === ref.id) as Peer[],
       upstream: (name) => catalog.upstreams.get(name),
