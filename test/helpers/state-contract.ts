@@ -132,6 +132,30 @@ export function describeStateStoreContract(name: string, harness: ContractHarnes
       expect(await s.get(B, "1")).toBeDefined();
     });
 
+    test("a counter counts from 1 per owner and name, and starts again once its owner is cleared", async () => {
+      const s = await open();
+      expect([await s.next(A, "files/read", TTL), await s.next(A, "files/read", TTL)]).toEqual([1, 2]);
+      expect(await s.next(A, "files/write", TTL)).toBe(1);
+      expect(await s.next(B, "files/read", TTL)).toBe(1);
+      await s.clear(A);
+      expect(await s.next(A, "files/read", TTL)).toBe(1);
+      expect(await s.next(B, "files/read", TTL)).toBe(2);
+    });
+
+    test("a text kept beside its structure (its JSON, indented JSON, or one of its fields) is stored once", async () => {
+      const s = await open();
+      const rows = Array.from({ length: 300 }, (_, i) => ({ id: i, name: `row ${i}` }));
+      const file = "línea ✓\n".repeat(2000);
+      for (const [key, text, structured] of [
+        ["indented", JSON.stringify({ rows }, null, 2), { rows }],
+        ["field", file, { content: file }],
+      ] as const) {
+        const put = await s.put(A, key, { text, structured, bytes: text.length, meta: {} }, TTL);
+        expect(put.size).toBeLessThan(Buffer.byteLength(JSON.stringify(structured)) + 200);
+        expect(await s.get(A, key)).toEqual({ text, structured, bytes: text.length, meta: {} });
+      }
+    });
+
     test("an ended session id is ended at once, synchronously; other ids are not", async () => {
       const s = await open();
       expect(s.isEnded("session-1")).toBe(false);

@@ -1,0 +1,191 @@
+/** A session with a state store and tracing: which calls touch the store, and how a trace flows through. */
+import { describe, expect, test } from "vitest";
+import { DEFAULT_LIMITS } from "../../src/state/config.js";
+import { MemoryStateStore } from "../../src/state/memory.js";
+import type { StateStore } from "../../src/state/types.js";
+import { NOOP_SPAN } from "../../src/tracing/noop.js";
+import type { McpSpan, McpSpanAttributes, SpanOutcome, Tracing } from "../../src/tracing/types.js";
+import { catalogOf } from "../helpers/catalog.js";
+import { FakeHost, rawClient } from "../helpers/session-host.js";
+
+const CATALOG = `
+upstreams:
+  fs: { command: fs-server }
+toolsets:
+  files:
+    capture: { over_bytes: 1000 }
+    tools: [fs/read, fs/write]
+`;
+const OFFERS = {
+  fs: {
+    tools: [
+      { name: "read", inputSchema: { type: "object", properties: { path: { type: "string" } } } },
+      { name: "write", inputSchema: { type: "object", properties: { content: { type: "string" } } } },
+    ],
+  },
+};
+
+/** A memory store that records every method called on it, and can be closed (down) by the test. */
+function recordingStore() {
+  const inner = new MemoryStateStore({ limits: DEFAULT_LIMITS });
+  const calls: string[] = [];
+  const store = new Proxy(inner, {
+    get(target, prop, receiver) {
+      const v = Reflect.get(target, prop, receiver) as unknown;
+      if (typeof v !== "function" || prop === "health" || prop === "isEnded") return v;
+      return (...args: unknown[]) => {
+        calls.push(String(prop));
+        return (v as (...a: unknown[]) => unknown).apply(target, args);
+      };
+    },
+  }) as StateStore;
+  return { store, calls, inner };
+}
+
+describe("the state store on a session's calls", () => {
+  test("a call without a handle whose result is small never asks the store, even when it is down", async () => {
+    const { store, calls, inner } = recordingStore();
+    await inner.close();
+    const host = new FakeHost(catalogOf(CATALOG), store);
+    host.script = () => ({ content: [{ type: "text", text: "small" }] });
+    const raw = await rawClient(host.open("", OFFERS));
+    for (let i = 1; i <= 5; i++) {
+      await raw.send({ id: i, method: "tools/call", params: { name: "read", arguments: { path: "a" } } });
+      expect((await raw.answer(i)).result).toEqual({ content: [{ type: "text", text: "small" }] });
+    }
+    expect(calls).toEqual([]);
+  });
+
+  test("with the store down, a large result comes back as sent and a handle fails naming the store", async () => {
+    const { store, inner } = recordingStore();
+    const host = new FakeHost(catalogOf(CATALOG), store);
+    const large = { content: [{ type: "text", text: "z".repeat(5000) }] };
+    host.script = () => large;
+    const raw = await rawClient(host.open("", OFFERS));
+    await raw.send({ id: 1, method: "tools/call", params: { name: "read", arguments: { path: "a" } } });
+    const handle = ((await raw.answer(1)).result?._meta as Record<string, { handle: string }>)["toolpacks/handle"]!
+      .handle;
+    await inner.close();
+    await raw.send({ id: 2, method: "tools/call", params: { name: "read", arguments: { path: "b" } } });
+    expect((await raw.answer(2)).result).toEqual(large);
+    await raw.send({ id: 3, method: "tools/call", params: { name: "write", arguments: { content: handle } } });
+    const e = (await raw.answer(3)).error;
+    expect(e).toMatchObject({ code: -32603, data: { store: "memory" } });
+    expect(e?.message).toMatch(/state store memory is unavailable/);
+    expect(host.seen.filter((s) => s.method === "tools/call")).toHaveLength(2);
+  });
+
+  test("two sessions' handles of the same name are each their own", async () => {
+    const host = new FakeHost(catalogOf(CATALOG));
+    let n = 0;
+    host.script = (_m, params) =>
+      (params.name as string) === "read"
+        ? { content: [{ type: "text", text: String(++n).repeat(2000) }] }
+        : { content: [{ type: "text", text: String((params.arguments as { content: string }).content[0]) }] };
+    const [a, b] = [await rawClient(host.open("", OFFERS, "ka")), await rawClient(host.open("", OFFERS, "kb"))];
+    for (const c of [a, b]) {
+      await c.send({ id: 1, method: "tools/call", params: { name: "read", arguments: {} } });
+      await c.answer(1);
+    }
+    for (const [c, want] of [
+      [a, "1"],
+      [b, "2"],
+    ] as const) {
+      await c.send({ id: 2, method: "tools/call", params: { name: "write", arguments: { content: "@state:files/read/1" } } });
+      expect((await c.answer(2)).result).toEqual({ content: [{ type: "text", text: want }] });
+    }
+  });
+});
+
+interface Recorded {
+  kind: "server" | "client";
+  id: number;
+  method: string;
+  target: string | undefined;
+  attrs: McpSpanAttributes;
+  parent: unknown;
+  ended?: SpanOutcome;
+}
+
+/** A tracing that records spans and injects a recognisable traceparent. */
+function recordingTracing(): Tracing & { spans: Recorded[] } {
+  const spans: Recorded[] = [];
+  const span = (r: Recorded): McpSpan => ({
+    traceId: "t",
+    inject: (meta) => Object.assign(meta, { traceparent: `span-${r.id}` }),
+    set: (attrs) => Object.assign(r.attrs, attrs),
+    end: (outcome) => {
+      r.ended ??= outcome;
+    },
+  });
+  const byObject = new Map<McpSpan, Recorded>();
+  const make = (r: Recorded) => {
+    spans.push(r);
+    const s = span(r);
+    byObject.set(s, r);
+    return s;
+  };
+  return {
+    spans,
+    enabled: true,
+    serverSpan: (method, target, attrs, parentMeta) =>
+      make({ kind: "server", id: spans.length, method, target, attrs: { ...attrs }, parent: parentMeta }),
+    clientSpan: (parent, method, target, attrs) =>
+      make({ kind: "client", id: spans.length, method, target, attrs: { ...attrs }, parent: byObject.get(parent)?.id }),
+    flush: async () => {},
+    shutdown: async () => {},
+  };
+}
+
+describe("tracing through a session", () => {
+  test("a call is a SERVER span under the caller's context, a CLIENT span under it, whose context goes upstream", async () => {
+    const host = new FakeHost(catalogOf(CATALOG));
+    const tracing = recordingTracing();
+    host.tracing = tracing;
+    const raw = await rawClient(host.open("", OFFERS));
+    const meta = { traceparent: "00-client", baggage: "a=b", progressToken: 7, "x-vendor": 1 };
+    await raw.send({ id: 9, method: "tools/call", params: { name: "read", arguments: {}, _meta: meta } });
+    await raw.answer(9);
+    const [server, client] = tracing.spans;
+    expect(server).toMatchObject({
+      kind: "server",
+      method: "tools/call",
+      target: "read",
+      parent: meta,
+      attrs: { requestId: 9, transport: "stdio", toolset: "files", upstream: "fs" },
+      ended: { result: { content: [{ type: "text", text: "ok" }] } },
+    });
+    expect(client).toMatchObject({
+      kind: "client",
+      method: "tools/call",
+      target: "read",
+      parent: server!.id,
+      attrs: { upstream: "fs", toolset: "files", transport: "stdio" },
+    });
+    expect(client!.ended).toBeDefined();
+    const sent = host.seen.find((s) => s.method === "tools/call")!.params._meta;
+    // The client's own fields pass; its trace context is replaced by the CLIENT span's; its progress token is ours.
+    expect(sent).toEqual({ traceparent: `span-${client!.id}`, baggage: "a=b", "x-vendor": 1 });
+  });
+
+  test("a failed request ends its SERVER span with the error", async () => {
+    const host = new FakeHost(catalogOf(CATALOG));
+    const tracing = recordingTracing();
+    host.tracing = tracing;
+    const raw = await rawClient(host.open("", OFFERS));
+    await raw.send({ id: 1, method: "tools/call", params: { name: "nope", arguments: {} } });
+    await raw.answer(1);
+    expect(tracing.spans).toHaveLength(1);
+    expect((tracing.spans[0]!.ended as { error: { code: number } }).error.code).toBe(-32602);
+  });
+
+  test("with tracing off the upstream's _meta is the client's own, and no span is made", async () => {
+    const host = new FakeHost(catalogOf(CATALOG));
+    expect(host.tracing.serverSpan("x", undefined, {}, {})).toBe(NOOP_SPAN);
+    const raw = await rawClient(host.open("", OFFERS));
+    const meta = { traceparent: "00-client", "x-vendor": 1 };
+    await raw.send({ id: 1, method: "tools/call", params: { name: "read", arguments: {}, _meta: meta } });
+    await raw.answer(1);
+    expect(host.seen.find((s) => s.method === "tools/call")!.params._meta).toEqual(meta);
+  });
+});
