@@ -21,6 +21,8 @@ interface Entry {
   readonly info: string;
   readonly size: number;
   readonly expiresAt: number;
+  /** Insertion order across owners (as Redis's `seq`). */
+  readonly seq: number;
 }
 
 export interface MemoryStoreOptions {
@@ -42,6 +44,7 @@ export class MemoryStateStore implements StateStore {
   private readonly owners = new Map<string, Map<string, Entry>>();
   private readonly ownerBytes = new Map<string, number>();
   private total = 0;
+  private seq = 0;
   /** No entry expires before this: a put skips the sweep until then. */
   private nextExpiry = Number.POSITIVE_INFINITY;
   private readonly ended: EndedSet;
@@ -77,15 +80,10 @@ export class MemoryStateStore implements StateStore {
       evicted.push(k);
     }
     while (this.total + encoded.size > maxTotalBytes) {
-      const k = oldestOfOwner();
-      if (k !== undefined) {
-        this.drop(owner, k);
-        evicted.push(k);
-        continue;
-      }
-      const other = this.all.values().next().value as Entry | undefined;
-      if (!other) break;
-      this.drop(other.owner, other.key);
+      const victim = this.victim();
+      if (!victim) break;
+      this.drop(victim.owner, victim.key);
+      if (victim.owner === owner) evicted.push(victim.key);
     }
     const entry: Entry = {
       owner,
@@ -94,6 +92,7 @@ export class MemoryStateStore implements StateStore {
       info: encoded.info,
       size: encoded.size,
       expiresAt: this.now() + ttlMs,
+      seq: ++this.seq,
     };
     this.all.set(id(owner, key), entry);
     const map = this.owners.get(owner) ?? new Map<string, Entry>();
@@ -227,6 +226,24 @@ export class MemoryStateStore implements StateStore {
       this.ownerBytes.delete(owner);
     } else this.ownerBytes.set(owner, left);
     this.total -= e.size;
+  }
+
+  /**
+   * Past the total: the oldest value of the owner holding the most; among owners holding the same (the first
+   * 16 by id, as Redis's ZRANGEBYSCORE gives them), the one whose oldest value is the oldest.
+   */
+  private victim(): Entry | undefined {
+    let most = -1;
+    for (const bytes of this.ownerBytes.values()) most = Math.max(most, bytes);
+    let tied: string[] = [];
+    for (const [o, bytes] of this.ownerBytes) if (bytes === most) tied.push(o);
+    if (tied.length > 16) tied = tied.sort((x, y) => (x < y ? -1 : x > y ? 1 : 0)).slice(0, 16);
+    let best: Entry | undefined;
+    for (const o of tied) {
+      const first = this.owners.get(o)?.values().next().value as Entry | undefined;
+      if (first && (!best || first.seq < best.seq)) best = first;
+    }
+    return best;
   }
 
   private sweep(): void {

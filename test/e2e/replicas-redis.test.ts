@@ -88,22 +88,34 @@ describe.skipIf(!NGINX && !process.env.CI)("two replicas sharing Redis behind ng
       const read = await call(lb.base, session, "read_text_file", { path: file });
       const handle = handleOf(read);
       expect(handle).toMatch(/^@state:files\/read_text_file\/\d+$/);
-      const write = await call(lb.base, session, "write_file", { path: join(work, `copy-${i}.txt`), content: handle });
+      const write = await call(lb.base, session, "write_file", {
+        path: join(work, `copy-${i}.txt`),
+        content: handle,
+      });
       expect(write.error).toBeUndefined();
       expect(readFileSync(join(work, `copy-${i}.txt`))).toEqual(readFileSync(file));
-      const [r, w] = readFileSync(lb.log, "utf8").trim().split("\n").slice(before).map((l) => l.split(" ")[1]!);
+      const [r, w] = readFileSync(lb.log, "utf8")
+        .trim()
+        .split("\n")
+        .slice(before)
+        .map((l) => l.split(" ")[1]!);
       pairs.push({ read: r!, write: w! });
     }
     // Round-robin sent reads and their writes to different replicas.
     expect(pairs.some((p) => p.read !== p.write)).toBe(true);
-    console.log("redis replicas: read → write backends:", pairs.map((p) => `${p.read}→${p.write}`).join(", "));
+    console.log(
+      "redis replicas: read → write backends:",
+      pairs.map((p) => `${p.read}→${p.write}`).join(", "),
+    );
   });
 
   test("a handle captured on A is used on B and listed by inspect_state on either, directly", async () => {
     const { session } = await openSession(`${a.base}/mcp`);
     const handle = handleOf(await call(a.base, session, "read_text_file", { path: file }))!;
     const target = join(work, "direct-copy.txt");
-    expect((await call(b.base, session, "write_file", { path: target, content: handle })).error).toBeUndefined();
+    expect(
+      (await call(b.base, session, "write_file", { path: target, content: handle })).error,
+    ).toBeUndefined();
     expect(readFileSync(target)).toEqual(readFileSync(file));
     const listed = (await call(b.base, session, "inspect_state", {})).result as {
       structuredContent: { handles: { handle: string }[] };
@@ -111,7 +123,10 @@ describe.skipIf(!NGINX && !process.env.CI)("two replicas sharing Redis behind ng
     expect(listed.structuredContent.handles.map((h) => h.handle)).toEqual([handle]);
     // Another session (any replica) does not see it.
     const other = (await openSession(`${b.base}/mcp`)).session;
-    const stolen = await call(a.base, other, "write_file", { path: join(work, "stolen.txt"), content: handle });
+    const stolen = await call(a.base, other, "write_file", {
+      path: join(work, "stolen.txt"),
+      content: handle,
+    });
     expect(stolen.error?.code).toBe(-32602);
   });
 
@@ -122,7 +137,9 @@ describe.skipIf(!NGINX && !process.env.CI)("two replicas sharing Redis behind ng
     expect(await closeSession(`${a.base}/mcp`, session)).toBe(200);
     const status = () => statusOn(b.base, session);
     await until(async () => (await status()) === 404, "404 on the other replica");
-    console.log(`redis replicas: DELETE on A → 404 on B after ${(performance.now() - deleted).toFixed(1)} ms`);
+    console.log(
+      `redis replicas: DELETE on A → 404 on B after ${(performance.now() - deleted).toFixed(1)} ms`,
+    );
     expect(await status()).toBe(404);
   });
 
@@ -136,14 +153,22 @@ describe.skipIf(!NGINX && !process.env.CI)("two replicas sharing Redis behind ng
     await redis.stop("SIGKILL");
     for (const r of [a, b]) {
       await until(async () => (await json(`${r.base}/healthz`)).body.store === "down", "store down");
-      expect(await json(`${r.base}/healthz`)).toMatchObject({ status: 200, body: { ok: true, store: "down" } });
+      expect(await json(`${r.base}/healthz`)).toMatchObject({
+        status: 200,
+        body: { ok: true, store: "down" },
+      });
       expect(await json(`${r.base}/readyz`)).toMatchObject({ status: 503, body: { ready: false } });
       // A call that needs no store works.
       expect((await call(r.base, kept, "list_allowed_directories", {})).error).toBeUndefined();
     }
     const started = performance.now();
-    const refused = await call(b.base, kept, "write_file", { path: join(work, "during.txt"), content: handle });
-    console.log(`redis replicas: a handle while Redis is down failed in ${(performance.now() - started).toFixed(0)} ms`);
+    const refused = await call(b.base, kept, "write_file", {
+      path: join(work, "during.txt"),
+      content: handle,
+    });
+    console.log(
+      `redis replicas: a handle while Redis is down failed in ${(performance.now() - started).toFixed(0)} ms`,
+    );
     expect(refused.error?.code).toBe(-32603);
     expect(refused.error?.message).toContain(`redis://:***@127.0.0.1:${redis.port}/0 is unavailable`);
     // A result that would have been captured comes back as the upstream sent it.

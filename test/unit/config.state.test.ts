@@ -45,7 +45,9 @@ describe("state:", () => {
   });
 
   test("TOOLPACKS_STATE_STORE overrides state.store; rediss:// is accepted", () => {
-    const c = compiled("state: { store: memory }\n", { TOOLPACKS_STATE_STORE: "rediss://cache.internal:6380/0" });
+    const c = compiled("state: { store: memory }\n", {
+      TOOLPACKS_STATE_STORE: "rediss://cache.internal:6380/0",
+    });
     expect(c.state).toMatchObject({ kind: "redis", description: "rediss://cache.internal:6380/0" });
   });
 
@@ -59,9 +61,9 @@ describe("state:", () => {
   });
 
   test("a malformed TOOLPACKS_STATE_STORE is reported naming the variable, at the state: section or the file", () => {
-    expect(errors("state: { max_session_bytes: 2048 }\n", { TOOLPACKS_STATE_STORE: "postgres://x" })).toEqual([
-      expect.stringMatching(/^\/cfg\/packs\.yaml:2:1: TOOLPACKS_STATE_STORE: unsupported store postgres/),
-    ]);
+    expect(errors("state: { max_session_bytes: 2048 }\n", { TOOLPACKS_STATE_STORE: "postgres://x" })).toEqual(
+      [expect.stringMatching(/^\/cfg\/packs\.yaml:2:1: TOOLPACKS_STATE_STORE: unsupported store postgres/)],
+    );
     expect(errors("", { TOOLPACKS_STATE_STORE: "not a url" })).toEqual([
       expect.stringMatching(/^\/cfg\/packs\.yaml:1:1: TOOLPACKS_STATE_STORE: "not a url" is not a URL/),
     ]);
@@ -109,7 +111,9 @@ describe("tracing:", () => {
 
   test("an endpoint that is not http(s) is refused at its key", () => {
     expect(errors("tracing: { endpoint: 'grpc://c:4317' }\n")).toEqual([
-      expect.stringMatching(/^\/cfg\/packs\.yaml:2:22: tracing\.endpoint: "grpc:\/\/c:4317" is not an http\(s\) URL/),
+      expect.stringMatching(
+        /^\/cfg\/packs\.yaml:2:22: tracing\.endpoint: "grpc:\/\/c:4317" is not an http\(s\) URL/,
+      ),
     ]);
     expect(errors("tracing: { endpoint: 'http://c', sample_ratio: 2 }\n").join("\n")).toMatch(/sample_ratio/);
   });

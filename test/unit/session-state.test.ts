@@ -63,12 +63,17 @@ describe("the state store on a session's calls", () => {
     host.script = () => large;
     const raw = await rawClient(host.open("", OFFERS));
     await raw.send({ id: 1, method: "tools/call", params: { name: "read", arguments: { path: "a" } } });
-    const handle = ((await raw.answer(1)).result?._meta as Record<string, { handle: string }>)["toolpacks/handle"]!
-      .handle;
+    const handle = ((await raw.answer(1)).result?._meta as Record<string, { handle: string }>)[
+      "toolpacks/handle"
+    ]!.handle;
     await inner.close();
     await raw.send({ id: 2, method: "tools/call", params: { name: "read", arguments: { path: "b" } } });
     expect((await raw.answer(2)).result).toEqual(large);
-    await raw.send({ id: 3, method: "tools/call", params: { name: "write", arguments: { content: handle } } });
+    await raw.send({
+      id: 3,
+      method: "tools/call",
+      params: { name: "write", arguments: { content: handle } },
+    });
     const e = (await raw.answer(3)).error;
     expect(e).toMatchObject({ code: -32603, data: { store: "memory" } });
     expect(e?.message).toMatch(/state store memory is unavailable/);
@@ -82,7 +87,10 @@ describe("the state store on a session's calls", () => {
       (params.name as string) === "read"
         ? { content: [{ type: "text", text: String(++n).repeat(2000) }] }
         : { content: [{ type: "text", text: String((params.arguments as { content: string }).content[0]) }] };
-    const [a, b] = [await rawClient(host.open("", OFFERS, "ka")), await rawClient(host.open("", OFFERS, "kb"))];
+    const [a, b] = [
+      await rawClient(host.open("", OFFERS, "ka")),
+      await rawClient(host.open("", OFFERS, "kb")),
+    ];
     for (const c of [a, b]) {
       await c.send({ id: 1, method: "tools/call", params: { name: "read", arguments: {} } });
       await c.answer(1);
@@ -91,7 +99,11 @@ describe("the state store on a session's calls", () => {
       [a, "1"],
       [b, "2"],
     ] as const) {
-      await c.send({ id: 2, method: "tools/call", params: { name: "write", arguments: { content: "@state:files/read/1" } } });
+      await c.send({
+        id: 2,
+        method: "tools/call",
+        params: { name: "write", arguments: { content: "@state:files/read/1" } },
+      });
       expect((await c.answer(2)).result).toEqual({ content: [{ type: "text", text: want }] });
     }
   });
@@ -131,7 +143,14 @@ function recordingTracing(): Tracing & { spans: Recorded[] } {
     serverSpan: (method, target, attrs, parentMeta) =>
       make({ kind: "server", id: spans.length, method, target, attrs: { ...attrs }, parent: parentMeta }),
     clientSpan: (parent, method, target, attrs) =>
-      make({ kind: "client", id: spans.length, method, target, attrs: { ...attrs }, parent: byObject.get(parent)?.id }),
+      make({
+        kind: "client",
+        id: spans.length,
+        method,
+        target,
+        attrs: { ...attrs },
+        parent: byObject.get(parent)?.id,
+      }),
     flush: async () => {},
     shutdown: async () => {},
   };
