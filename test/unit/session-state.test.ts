@@ -63,9 +63,8 @@ describe("the state store on a session's calls", () => {
     host.script = () => large;
     const raw = await rawClient(host.open("", OFFERS));
     await raw.send({ id: 1, method: "tools/call", params: { name: "read", arguments: { path: "a" } } });
-    const handle = ((await raw.answer(1)).result?._meta as Record<string, { handle: string }>)[
-      "toolpacks/handle"
-    ]!.handle;
+    const first = (await raw.answer(1)).result as { _meta: Record<string, { handle: string }> };
+    const handle = first._meta["toolpacks/handle"]!.handle;
     await inner.close();
     await raw.send({ id: 2, method: "tools/call", params: { name: "read", arguments: { path: "b" } } });
     expect((await raw.answer(2)).result).toEqual(large);
