@@ -8,7 +8,8 @@ import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createTracing } from "../../src/tracing/create.js";
 import type { Tracing } from "../../src/tracing/types.js";
-import { ROOT, tempDir } from "../helpers/proc.js";
+import { ROOT, serve, tempDir } from "../helpers/proc.js";
+import { openSession, request } from "../helpers/wire.js";
 
 interface OtlpValue {
   stringValue?: string;
@@ -175,6 +176,58 @@ describe("tracing to an OTLP/HTTP receiver", () => {
     expect(cli.span.status).toMatchObject({
       code: STATUS_ERROR,
       message: expect.stringContaining("no such resource"),
+    });
+  });
+});
+
+describe("tracing through the real CLI", () => {
+  const tmp = tempDir();
+  afterAll(() => tmp.cleanup());
+
+  test("one call with a traceparent in _meta: a SERVER span under the client's span, a CLIENT span under it, and the upstream continues the client's trace", async () => {
+    const config = tmp.file(
+      "packs.yaml",
+      `tracing: { endpoint: "${endpoint}", service_name: toolpacks-cli }
+upstreams:
+  probe: { command: node, args: ["${join(ROOT, "test/helpers/probe-server.mjs")}"] }
+`,
+    );
+    const served = await serve([config]);
+    let upstreamMeta: Record<string, unknown>;
+    try {
+      const url = served.url();
+      const { session } = await openSession(url);
+      const meta = { traceparent: `00-${CALLER_TRACE}-${CALLER_SPAN}-01`, tracestate: "vendor=abc" };
+      const { answer } = await request(url, session, 5, "tools/call", {
+        name: "echo_meta",
+        arguments: {},
+        _meta: meta,
+      });
+      upstreamMeta = JSON.parse((answer.result as { content: { text: string }[] }).content[0]!.text);
+    } finally {
+      // Shutting down flushes the spans still batched.
+      expect(await served.stop()).toBe(0);
+    }
+    const ours = received.filter((r) => r.service === "toolpacks-cli" && r.span.traceId === CALLER_TRACE);
+    const server = ours.find((r) => r.span.kind === SERVER && r.span.name === "tools/call echo_meta");
+    const client = ours.find((r) => r.span.kind === CLIENT);
+    expect(server?.span.parentSpanId).toBe(CALLER_SPAN);
+    expect(server?.attrs).toMatchObject({
+      "mcp.method.name": "tools/call",
+      "gen_ai.tool.name": "echo_meta",
+      "jsonrpc.request.id": "5",
+      "network.transport": "tcp",
+      "mcp.protocol.version": "2025-11-25",
+      "toolpacks.upstream": "probe",
+    });
+    expect(server?.attrs["mcp.session.id"]).toMatch(/^[0-9a-f]{12}$/);
+    expect(client?.span).toMatchObject({ name: "tools/call echo_meta", parentSpanId: server?.span.spanId });
+    expect(client?.attrs).toMatchObject({ "network.transport": "pipe", "toolpacks.upstream": "probe" });
+    // Exactly these two spans for the call: the initialize and notifications are no part of its trace.
+    expect(ours).toHaveLength(2);
+    expect(upstreamMeta!).toEqual({
+      traceparent: `00-${CALLER_TRACE}-${client?.span.spanId}-01`,
+      tracestate: "vendor=abc",
     });
   });
 });
