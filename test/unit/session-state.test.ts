@@ -1,5 +1,7 @@
 /** A session with a state store and tracing: which calls touch the store, and how a trace flows through. */
 import { describe, expect, test } from "vitest";
+import { silentLogger } from "../../src/log.js";
+import { Gateway } from "../../src/proxy/gateway.js";
 import { DEFAULT_LIMITS } from "../../src/state/config.js";
 import { MemoryStateStore } from "../../src/state/memory.js";
 import type { StateStore } from "../../src/state/types.js";
@@ -43,6 +45,16 @@ function recordingStore() {
 }
 
 describe("the state store on a session's calls", () => {
+  test("a catalog whose state.store names Redis is never served from memory instead", () => {
+    const catalog = catalogOf(`state: { store: "redis://:\${PW}@127.0.0.1:1/0" }\n${CATALOG}`, {
+      PW: "pw-secret",
+    });
+    const open = () =>
+      new Gateway(catalog, { name: "t", version: "0", toolsetsTool: true, logger: silentLogger });
+    expect(open).toThrow(/state\.store is redis:\/\/:\*\*\*@127\.0\.0\.1:1\/0: open it with openStateStore/);
+    expect(open).not.toThrow(/pw-secret/);
+  });
+
   test("a call without a handle whose result is small never asks the store, even when it is down", async () => {
     const { store, calls, inner } = recordingStore();
     await inner.close();
