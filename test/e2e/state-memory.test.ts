@@ -89,6 +89,12 @@ describe("captured values and memory", () => {
     expect(total).toBeLessThanOrEqual(TOTAL_BUDGET);
     // The newest sessions kept values; the total bound evicted the oldest values of the others.
     expect(held.at(-1)).toBeGreaterThan(0);
+    // With the memory store the server is always ready, and says its store is up.
+    const ready = await fetch(`${served.base}/readyz`);
+    expect({ status: ready.status, body: await ready.json() }).toEqual({
+      status: 200,
+      body: { ready: true, store: "up" },
+    });
     expect(grown).toBeLessThan(TOTAL_BUDGET + OVERHEAD);
   }, 240_000);
 });
