@@ -101,7 +101,8 @@ export class SessionTable {
       void this.gateway.closeSession(session);
       // In this process's memory a session's values cannot outlive it; in a shared store they stay for the
       // other replicas until a DELETE (drop) or their TTL.
-      if (!this.gateway.state.shared) void this.gateway.handles.forget(session.stateOwner);
+      if (this.gateway.capture && !this.gateway.state.shared)
+        void this.gateway.handles.forget(session.stateOwner);
     };
     transport.oninitializefailed = () => {
       this.gateway.logger.warn("initialize failed; session closed", { session: digest });
@@ -193,7 +194,8 @@ export class SessionTable {
           error: err.message,
         }),
       );
-      if (e && how === "deleted") void this.gateway.handles.forget(e.session.stateOwner);
+      if (e && how === "deleted" && this.gateway.capture)
+        void this.gateway.handles.forget(e.session.stateOwner);
     }
     if (!e) return;
     this.entries.delete(id);

@@ -54,6 +54,7 @@ export async function relay(
     });
     return await traced(span, answer);
   } catch (err) {
+    span.end({ error: err });
     throw upstreamError(err, route.upstream);
   } finally {
     end();
