@@ -30,7 +30,7 @@ export async function runServe(files: string[], opts: ServeOptions, catalog: Cat
     toolsetsTool,
     logger,
     // A stateless session lasts one request: a captured value would be gone before the client could use it
-    // (even in a shared store: a 2025 stateless request has no owner that outlives it; see decision 12).
+    // (even in a shared store: a 2025 stateless request has no owner that outlives it; see decision 17).
     capture: opts.stateless !== true,
     state: serving.state,
     tracing: serving.tracing,
