@@ -34,6 +34,8 @@ export async function runServe(files: string[], opts: ServeOptions, catalog: Cat
     capture: opts.stateless !== true,
     state: serving.state,
     tracing: serving.tracing,
+    cacheTtlMs: Number(opts.cacheTtl) * 1000,
+    ...(opts.sessionSecret ? { stateSecret: opts.sessionSecret } : {}),
   });
   const stopReload = reloadOn(gateway, files, logger, opts.watch === true);
   if (opts.transport !== "stdio") {

@@ -3,7 +3,7 @@
  * owner (a session, or a credential or principal), passed by `@state:` handle. Only a request that uses a
  * handle, inspects, or returns a result to capture touches the store: every other call never waits on it.
  */
-import { createHash } from "node:crypto";
+import { createHash, createHmac, randomBytes } from "node:crypto";
 import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
 import type { ToolDef } from "../catalog/inventory.js";
 import type { Logger } from "../log.js";
@@ -27,11 +27,29 @@ export interface HandleStoreOptions {
   readonly maxOwnerBytes: number;
   readonly logger: Logger;
   readonly ttlMs?: number;
+  /**
+   * What the owner of a 2026-07-28 caller's values is derived from, with its credential values: the session
+   * secret replicas share, so each finds the same owner (default: a random key of this process).
+   */
+  readonly secret?: string;
 }
 
 /** The owner of a 2025 session's values: a digest of its id (never the id; unguessable like it). */
 export function sessionOwner(sessionKey: string): string {
   return `s.${createHash("sha256").update(sessionKey).digest("base64url")}`;
+}
+
+/** A request with no owner (a 2026-07-28 caller without credentials) neither captures nor uses handles. */
+function noOwner(what: string): Error {
+  return rpcError(
+    ErrorCode.InvalidParams,
+    `${what}: this request has no captured values (toolpacks keeps them for a session, or for the credential values a 2026-07-28 request carries, and this one carries none)`,
+  );
+}
+
+/** A session's owner of captured values: the one given, else a digest of its key; none when given `null`. */
+export function ownerOfValues(given: string | null | undefined, sessionKey: string): string | undefined {
+  return given === null ? undefined : (given ?? sessionOwner(sessionKey));
 }
 
 const byteLength = (s: string) => Buffer.byteLength(s, "utf8");
@@ -65,20 +83,33 @@ function unavailable(e: StoreUnavailableError, what: string): Error {
 /** Captured values of every owner, in one state store: bounded per owner and in total by the store. */
 export class HandleStore {
   private readonly ttlMs: number;
+  private readonly ownerKey: Buffer;
   /** A capture that failed because the store is down is logged once until one succeeds again. */
   private quiet = false;
 
   constructor(private readonly options: HandleStoreOptions) {
     this.ttlMs = options.ttlMs ?? VALUE_TTL_MS;
+    this.ownerKey = options.secret
+      ? createHmac("sha256", "toolpacks handle owners").update(options.secret).digest()
+      : randomBytes(32);
+  }
+
+  /**
+   * The owner of the values of 2026-07-28 requests that carry these credential values (`binding`, their
+   * digest), on any selection and any replica that shares the secret: a keyed digest, so neither the values
+   * nor their plain digest can be read back from the store's keys, and nobody without the values can name it.
+   */
+  credentialOwner(binding: string): string {
+    return `c.${createHmac("sha256", this.ownerKey).update(binding).digest("base64url")}`;
   }
 
   /**
    * Replaces a large result with a compact one that names its handle; small results pass untouched (and the
    * store is not asked). A result the store refuses (too large) or cannot take (down) is returned as sent.
    */
-  async capture(owner: string, route: Route, result: Result): Promise<Result> {
+  async capture(owner: string | undefined, route: Route, result: Result): Promise<Result> {
     const over = route.captureOverBytes;
-    if (over === undefined || result.isError === true) return result;
+    if (over === undefined || result.isError === true || owner === undefined) return result;
     const text = textOf(result);
     const structuredJson =
       result.structuredContent === undefined ? "" : JSON.stringify(result.structuredContent);
@@ -136,8 +167,9 @@ export class HandleStore {
    * the stored text, an object or array parameter the structured content. An unknown or evicted handle is
    * -32602 naming it; a store that is down is -32603 naming the store. Without a handle: `args` as given.
    */
-  async substitute(owner: string, definition: ToolDef, args: unknown): Promise<unknown> {
+  async substitute(owner: string | undefined, definition: ToolDef, args: unknown): Promise<unknown> {
     if (!mentionsHandle(args)) return args;
+    if (owner === undefined) throw noOwner("a handle was passed");
     const out = { ...(args as Record<string, unknown>) };
     const props =
       (definition.inputSchema as { properties?: Record<string, { type?: unknown }> } | undefined)
@@ -161,7 +193,8 @@ export class HandleStore {
   }
 
   /** inspect_state: list the owner's handles, or read a slice of one (a line range, or a JSON path), size-limited. */
-  async inspect(owner: string, args: Record<string, unknown>): Promise<Result> {
+  async inspect(owner: string | undefined, args: Record<string, unknown>): Promise<Result> {
+    if (owner === undefined) throw noOwner(INSPECT_TOOL);
     const raw = typeof args.handle === "string" ? args.handle : undefined;
     const store = this.options.store;
     if (!raw) {
@@ -185,8 +218,8 @@ export class HandleStore {
   }
 
   /** Drops every value of an owner (its session ended). A store that is down is left to the values' TTL. */
-  async forget(owner: string): Promise<void> {
-    await this.options.store.clear(owner).catch(() => {});
+  async forget(owner: string | undefined): Promise<void> {
+    if (owner !== undefined) await this.options.store.clear(owner).catch(() => {});
   }
 
   private async read(owner: string, handle: string, what: string): Promise<StoredValue | undefined> {

@@ -14,16 +14,37 @@ type Meta = Record<string, unknown>;
 const named = (method: string) => method === "tools/call" || method === "prompts/get";
 const uriOf = (params: Params) => (typeof params.uri === "string" ? params.uri : undefined);
 
-/** The SERVER span of a client request, under the caller's span when `params._meta` carries one. */
+/** The headers of an HTTP request, as far as tracing reads them. */
+export type TraceHeaders = Readonly<Record<string, string | string[] | undefined>>;
+
+const TRACE_FIELDS = ["traceparent", "tracestate", "baggage"] as const;
+
+/**
+ * Where the caller's trace context is: `params._meta` when it has a `traceparent` (the MCP way, either era),
+ * else the W3C headers of the HTTP request (`traceparent`, `tracestate`, `baggage`).
+ */
+export function traceCarrier(meta: unknown, headers: TraceHeaders | undefined): unknown {
+  if (typeof (meta as Meta | undefined)?.traceparent === "string" || !headers) return meta;
+  if (typeof headers.traceparent !== "string") return meta;
+  const out: Meta = {};
+  for (const f of TRACE_FIELDS) if (typeof headers[f] === "string") out[f] = headers[f];
+  return out;
+}
+
+/**
+ * The SERVER span of a client request, under the caller's span when `params._meta` or a header carries one.
+ * `headers` are those of the HTTP request (none over stdio or in memory).
+ */
 export function serverSpanOf(
-  s: Pick<SessionState, "host" | "digest"> & { readonly protocolVersion?: string | undefined },
-  method: string,
-  params: Params,
-  id: string | number,
-  transport: "http" | "stdio",
+  s: Pick<SessionState, "host" | "digest">,
+  request: { readonly id: string | number; readonly method: string; readonly params?: Params },
+  protocolVersion: string | undefined,
+  headers: TraceHeaders | undefined,
 ): McpSpan {
   const tracing = s.host.tracing;
   if (!tracing.enabled) return NOOP_SPAN;
+  const { id, method } = request;
+  const params = request.params ?? {};
   const target = named(method) && typeof params.name === "string" ? params.name : undefined;
   const uri = uriOf(params);
   return tracing.serverSpan(
@@ -32,11 +53,11 @@ export function serverSpanOf(
     {
       requestId: id,
       sessionDigest: s.digest,
-      transport,
-      ...(s.protocolVersion ? { protocolVersion: s.protocolVersion } : {}),
+      transport: headers ? "http" : "stdio",
+      ...(protocolVersion ? { protocolVersion } : {}),
       ...(uri ? { resourceUri: uri } : {}),
     },
-    params._meta,
+    traceCarrier(params._meta, headers),
   );
 }
 
@@ -65,10 +86,10 @@ export function clientSpanOf(
   });
 }
 
-/** `_meta` for the upstream request: the client's own, with this span's trace context instead of the client's. */
-export function metaFor(span: McpSpan, meta: Meta | undefined): { _meta?: Meta } {
-  if (span === NOOP_SPAN) return meta ? { _meta: meta } : {};
-  return { _meta: span.inject({ ...meta }) };
+/** The upstream request: its `_meta` with this span's trace context instead of the client's. */
+export function withTrace(span: McpSpan, body: Params): Params {
+  if (span === NOOP_SPAN) return body;
+  return { ...body, _meta: span.inject({ ...(body._meta as Meta | undefined) }) };
 }
 
 /** Ends `span` with how `p` settles; `p` itself when not tracing. */

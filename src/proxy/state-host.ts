@@ -13,6 +13,8 @@ export interface ServingOptions {
   readonly state?: StateStore;
   /** Spans per request (default: off, at no cost). */
   readonly tracing?: Tracing;
+  /** The session secret replicas share: 2026-07-28 callers' values get the same owner on each of them. */
+  readonly stateSecret?: string;
 }
 
 export interface Serving {
@@ -38,6 +40,7 @@ export function servingOf(catalog: Catalog, options: ServingOptions): Serving {
     store: state,
     maxOwnerBytes: plan.limits.maxOwnerBytes,
     logger: options.logger,
+    ...(options.stateSecret ? { secret: options.stateSecret } : {}),
   });
   return { state, handles, tracing: options.tracing ?? NOOP_TRACING };
 }
