@@ -112,8 +112,16 @@ export class FakeHost implements SessionHost {
     return this.clock;
   }
 
-  /** A session for `query`, every upstream ready with `offers`; per-session upstreams get their own instance. */
-  open(query: string, offers: Record<string, Partial<Offer>>, key = `k${this.sessions.size}`): Session {
+  /**
+   * A session for `query`, every upstream ready with `offers`; per-session upstreams get their own instance.
+   * `stateOwner` as a 2026-07-28 context is given one (default: the session's own).
+   */
+  open(
+    query: string,
+    offers: Record<string, Partial<Offer>>,
+    key = `k${this.sessions.size}`,
+    stateOwner?: string | null,
+  ): Session {
     const picked = select(this.catalog, query);
     if (!picked.ok) throw new Error(picked.error);
     const inventory = new Map<string, UpstreamState>(
@@ -130,6 +138,7 @@ export class FakeHost implements SessionHost {
       digest: key,
       sessionKey: key,
       credentials: { names: [], values: {} },
+      ...(stateOwner !== undefined ? { stateOwner } : {}),
     });
     this.sessions.add(session);
     return session;
