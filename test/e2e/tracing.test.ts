@@ -35,6 +35,39 @@ const CLIENT = 3;
 const STATUS_ERROR = 2;
 const CALLER_TRACE = "4bf92f3577b34da6a3ce929d0e0e4736";
 const CALLER_SPAN = "00f067aa0ba902b7";
+const HEADER_TRACE = "0af7651916cd43dd8448eb211c80319c";
+const HEADER_SPAN = "b7ad6b7169203331";
+
+/** One 2026-07-28 request over HTTP (no session): its envelope in `_meta`, its standard headers and `extra`. */
+async function modernCall(url: string, name: string, extra: Record<string, string>) {
+  const res = await fetch(url, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": "2026-07-28",
+      "mcp-method": "tools/call",
+      "mcp-name": name,
+      ...extra,
+    },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 7,
+      method: "tools/call",
+      params: {
+        name,
+        arguments: {},
+        _meta: {
+          "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+          "io.modelcontextprotocol/clientCapabilities": {},
+        },
+      },
+    }),
+  });
+  const text = await res.text();
+  const line = text.split("\n").find((l) => l.startsWith("data:"));
+  return JSON.parse(line ? line.slice(5) : text) as { result?: { content: { text: string }[] } };
+}
 
 /** A minimal OTLP/HTTP (JSON) traces receiver: what the exporter really sends, decoded. */
 const received: Received[] = [];
@@ -184,7 +217,7 @@ describe("tracing through the real CLI", () => {
   const tmp = tempDir();
   afterAll(() => tmp.cleanup());
 
-  test("one call with a traceparent in _meta: a SERVER span under the client's span, a CLIENT span under it, and the upstream continues the client's trace", async () => {
+  test("a 2025 call with a traceparent in _meta, and a 2026-07-28 call with a traceparent header: each a SERVER span under the client's span, a CLIENT span under it, and the upstream continues the client's trace", async () => {
     const config = tmp.file(
       "packs.yaml",
       `tracing: { endpoint: "${endpoint}", service_name: toolpacks-cli }
@@ -194,6 +227,7 @@ upstreams:
     );
     const served = await serve([config]);
     let upstreamMeta: Record<string, unknown>;
+    let modernMeta: Record<string, unknown>;
     try {
       const url = served.url();
       const { session } = await openSession(url);
@@ -204,6 +238,11 @@ upstreams:
         _meta: meta,
       });
       upstreamMeta = JSON.parse((answer.result as { content: { text: string }[] }).content[0]!.text);
+      // A 2026-07-28 request (no session) whose trace context comes in the W3C header.
+      const modern = await modernCall(url, "echo_meta", {
+        traceparent: `00-${HEADER_TRACE}-${HEADER_SPAN}-01`,
+      });
+      modernMeta = JSON.parse(modern.result!.content[0]!.text);
     } finally {
       // Shutting down flushes the spans still batched.
       expect(await served.stop()).toBe(0);
@@ -229,6 +268,17 @@ upstreams:
       traceparent: `00-${CALLER_TRACE}-${client?.span.spanId}-01`,
       tracestate: "vendor=abc",
     });
+    const modern = received.filter((r) => r.service === "toolpacks-cli" && r.span.traceId === HEADER_TRACE);
+    const modernServer = modern.find((r) => r.span.kind === SERVER);
+    const modernClient = modern.find((r) => r.span.kind === CLIENT);
+    expect(modernServer?.span).toMatchObject({ name: "tools/call echo_meta", parentSpanId: HEADER_SPAN });
+    expect(modernServer?.attrs).toMatchObject({
+      "mcp.protocol.version": "2026-07-28",
+      "jsonrpc.request.id": "7",
+      "network.transport": "tcp",
+    });
+    expect(modernClient?.span.parentSpanId).toBe(modernServer?.span.spanId);
+    expect(modernMeta!.traceparent).toBe(`00-${HEADER_TRACE}-${modernClient?.span.spanId}-01`);
   });
 });
 
