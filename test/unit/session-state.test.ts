@@ -292,12 +292,7 @@ describe("spans of 2026-07-28 requests", () => {
     expect(server!.parent).toEqual({ traceparent: "00-header", tracestate: "k=v" });
     expect(client).toMatchObject({ kind: "client", parent: server!.id });
     // _meta wins over the header when it has one.
-    await runModern(
-      host,
-      session,
-      { name: "read", arguments: {}, _meta: { traceparent: "00-meta" } },
-      headers,
-    );
+    await runModern(session, { name: "read", arguments: {}, _meta: { traceparent: "00-meta" } }, headers);
     expect((tracing.spans[2]!.parent as { traceparent: string }).traceparent).toBe("00-meta");
   });
 });
