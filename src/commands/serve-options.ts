@@ -20,4 +20,6 @@ export interface ServeOptions {
   stateless?: boolean;
   allowedOrigin: string[];
   logFormat?: "json" | "text";
+  /** stdio only: the session's principal, as the JSON of its claims (`toolsets --as` spelling). */
+  as?: string;
 }

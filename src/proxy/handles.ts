@@ -95,8 +95,8 @@ export class HandleStore {
   }
 
   /**
-   * The owner of the values of 2026-07-28 requests that carry these credential values (`binding`, their
-   * digest), on any selection and any replica that shares the secret: a keyed digest, so neither the values
+   * The owner of the values of 2026-07-28 requests that carry these credential values and identity
+   * (`binding`, their digest), on any selection and any replica that shares the secret: a keyed digest, so neither the values
    * nor their plain digest can be read back from the store's keys, and nobody without the values can name it.
    */
   credentialOwner(binding: string): string {

@@ -10,6 +10,7 @@ import type {
   RequestId,
   ServerCapabilities,
 } from "@modelcontextprotocol/sdk/types.js";
+import type { Principal } from "../auth/types.js";
 import { checkEnvelope, hasClaim } from "../modern/meta.js";
 import type { Resolution } from "../resolve.js";
 import type { Selection } from "../selection.js";
@@ -43,10 +44,9 @@ export interface SessionInit {
   readonly sessionKey: string;
   /** The credential headers it was opened with: a reload places it again by them. In memory only. */
   readonly credentials: Credentials;
-  /** What its 2026-07-28 request states are bound to: a digest, never a credential. */
-  readonly owner?: string;
-  /** Whose captured values its calls use (default: a digest of `sessionKey`); `null`: none (SPEC §8.5). */
-  readonly stateOwner?: string | null;
+  readonly principal?: Principal | undefined; // who opened it (SessionState.principal); never a token
+  readonly owner?: string; // what its 2026-07-28 request states are bound to: a digest, never a credential
+  readonly stateOwner?: string | null; // whose captured values (default: sessionKey's digest; null: none, §8.5)
 }
 
 type Message = {
@@ -65,6 +65,7 @@ export class Session implements SessionState {
   readonly digest: string;
   readonly sessionKey: string;
   readonly credentials: Credentials;
+  readonly principal: Principal | undefined;
   readonly owner: string;
   clientCapabilities: ClientCapabilities | undefined;
   clientInfo: { name: string; version: string } | undefined;
@@ -90,6 +91,7 @@ export class Session implements SessionState {
     this.digest = init.digest;
     this.sessionKey = init.sessionKey;
     this.credentials = init.credentials;
+    this.principal = init.principal;
     this.owner = init.owner ?? init.digest;
     this.lastSeen = host.now();
     this.stateOwner = ownerOfValues(init.stateOwner, init.sessionKey);

@@ -321,8 +321,11 @@ describe("who owns what a 2026-07-28 request captures", () => {
     const host = new FakeHost(catalogOf(CATALOG), new MemoryStateStore({ limits }));
     host.script = (_m, params) => (params.name === "read" ? big : { content: [{ type: "text", text: "w" }] });
     const mine = host.handles.credentialOwner("binding-mine");
-    const [a, b] = [host.open("", OFFERS, "ctx-a", mine), host.open("toolsets=files", OFFERS, "ctx-b", mine)];
-    const theirs = host.open("", OFFERS, "ctx-c", host.handles.credentialOwner("binding-theirs"));
+    const [a, b] = [
+      host.open("", OFFERS, "ctx-a", undefined, mine),
+      host.open("toolsets=files", OFFERS, "ctx-b", undefined, mine),
+    ];
+    const theirs = host.open("", OFFERS, "ctx-c", undefined, host.handles.credentialOwner("binding-theirs"));
     const handleOf = (r: Awaited<ReturnType<typeof runModern>>) =>
       (r.result!._meta as { "toolpacks/handle": { handle: string } })["toolpacks/handle"].handle;
     const first = handleOf(await runModern(a, { name: "read", arguments: {} }));
@@ -341,7 +344,7 @@ describe("who owns what a 2026-07-28 request captures", () => {
   test("a context of callers without credentials has no owner: a large result comes back whole, a handle is refused", async () => {
     const host = new FakeHost(catalogOf(CATALOG));
     host.script = () => big;
-    const anonymous = host.open("", OFFERS, "ctx-anon", null);
+    const anonymous = host.open("", OFFERS, "ctx-anon", undefined, null);
     const answer = await runModern(anonymous, { name: "read", arguments: {} });
     expect(answer.result).toMatchObject(big);
     expect(answer.result!._meta).not.toHaveProperty("toolpacks/handle");
