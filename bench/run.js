@@ -4,7 +4,7 @@
  *
  * Env: BENCH_QUICK=1 (a ~30 s smoke run), BENCH_ROUNDS, BENCH_SLICE_MS, BENCH_SESSIONS (memory phase, 500),
  * BENCH_SG_SESSIONS (supergateway's cap there: one upstream process per session), BENCH_TARGETS (comma list),
- * BENCH_SKIP (comma list of: everything, memory, library, example, search), BENCH_ECHO_SERVER (another echo fixture),
+ * BENCH_SKIP (comma list of: everything, memory, library, example, search, state), BENCH_ECHO_SERVER (another echo fixture),
  * BENCH_OUT (results folder).
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -20,6 +20,7 @@ import { sessionMemory } from "./lib/memory.js";
 import { killAllSync, rssBytes, stopAll } from "./lib/proc.js";
 import { markdown, verdicts } from "./lib/report.js";
 import { interleave, openSessions, startAll, warmUp } from "./lib/rounds.js";
+import { stateBench, stateMarkdown } from "./lib/state.js";
 import { targets, upstreams } from "./lib/targets.js";
 import { measureSearch } from "./search/measure.mjs";
 
@@ -79,6 +80,7 @@ const results = {
   library: {},
   example: {},
   search: {},
+  state: {},
   notes: [],
 };
 for (const t of all)
@@ -214,6 +216,17 @@ async function example() {
   }
 }
 
+/** toolpacks with the memory store, a real Redis, and tracing on: plain calls and a capture-heavy flow. */
+async function state() {
+  try {
+    log("state: memory vs Redis vs tracing on");
+    results.state = await stateBench(root, settings, log);
+  } catch (err) {
+    results.state = { skipped: err.message.split("\n")[0] };
+    log(`state: skipped, ${results.state.skipped}`);
+  }
+}
+
 /** Tool search over 516 real tool definitions: quality, list bytes deferred vs listed, latency at 300 and 5,000. */
 async function search() {
   results.search = await measureSearch({ rounds: quick ? 2 : 5, log });
@@ -260,6 +273,7 @@ async function main() {
     ["library", library],
     ["example", example],
     ["search", search],
+    ["state", state],
   ];
   if (!existsSync(ups.echo.args[0])) {
     // Without the echo upstream only the library and example figures can be measured.
@@ -285,7 +299,7 @@ async function main() {
   results.targets = verdicts(results);
   mkdirSync(outDir, { recursive: true });
   writeFileSync(join(outDir, "latest.json"), `${JSON.stringify(results, null, 2)}\n`);
-  writeFileSync(join(outDir, "latest.md"), markdown(results));
+  writeFileSync(join(outDir, "latest.md"), `${markdown(results)}\n${stateMarkdown(results.state)}`);
   process.stdout.write(readFileSync(join(outDir, "latest.md"), "utf8"));
   log(`done in ${results.meta.totalSeconds.toFixed(0)} s`);
 }

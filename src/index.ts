@@ -8,6 +8,8 @@ import type { Catalog } from "./catalog/types.js";
 import { createHttpHandler, defaultHandlerOptions, type HandlerOptions } from "./http/handler.js";
 import { createLogger, type Logger, silentLogger } from "./log.js";
 import { Gateway } from "./proxy/gateway.js";
+import type { StateStore } from "./state/types.js";
+import type { Tracing } from "./tracing/types.js";
 import { closeAgent } from "./upstream/transport.js";
 import { VERSION } from "./version.js";
 
@@ -20,6 +22,10 @@ export { createLogger, type Logger } from "./log.js";
 export type { ToolsetsReport } from "./report.js";
 export type { Resolution, Route } from "./resolve.js";
 export { parseQuery, type Selection, select } from "./selection.js";
+export { openStateStore } from "./state/open.js";
+export type { StateStore } from "./state/types.js";
+export { tracingFor } from "./tracing/create.js";
+export type { Tracing } from "./tracing/types.js";
 export { Gateway };
 
 export interface ToolpacksOptions extends Partial<HandlerOptions> {
@@ -35,6 +41,13 @@ export interface ToolpacksOptions extends Partial<HandlerOptions> {
   readonly cacheTtlMs?: number;
   /** Where logs go (default: JSON lines on stderr at info; `false` for none). */
   readonly logger?: Logger | false;
+  /**
+   * The state store (default: memory with the catalog's budgets). Required when the catalog's `state.store`
+   * names Redis: `state: await openStateStore(catalog.state)` (close it after `close()`).
+   */
+  readonly state?: StateStore;
+  /** Tracing (default off): `tracing: await tracingFor(catalog.tracing, version)`. */
+  readonly tracing?: Tracing;
 }
 
 export interface Toolpacks {
@@ -68,6 +81,8 @@ export function createToolpacks(catalog: Catalog, options: ToolpacksOptions = {}
     toolsetsTool: options.toolsetsTool ?? true,
     logger,
     capture: options.stateless !== true,
+    ...(options.state ? { state: options.state } : {}),
+    ...(options.tracing ? { tracing: options.tracing } : {}),
     ...(options.sessionSecret ? { stateSecret: options.sessionSecret } : {}),
     ...(options.cacheTtlMs !== undefined ? { cacheTtlMs: options.cacheTtlMs } : {}),
   });

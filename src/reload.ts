@@ -18,7 +18,13 @@ export async function reloadConfig(
     logger.error("reload refused: still serving the previous config", { errors: result.errors.length });
     return false;
   }
+  const before = gateway.catalog;
   await gateway.reload(result.catalog);
+  // The store and the tracer are opened once: comparing is safe (nothing here is printed).
+  const same = (c: typeof before) => JSON.stringify([c.state, c.tracing ?? null]);
+  if (same(before) !== same(result.catalog)) {
+    logger.warn("state: and tracing: take effect at the next start; this reload keeps the running ones");
+  }
   logger.info("config reloaded", {
     toolsets: result.catalog.toolsets.length,
     sessions: gateway.sessions.size,

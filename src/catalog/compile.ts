@@ -9,6 +9,7 @@ import { deepFreeze } from "./freeze.js";
 import { auditOf, requirementsOf } from "./identity.js";
 import { type Declared, makeMember, sameMember } from "./members.js";
 import { NAME_RULE, nameProblem, parseRef } from "./names.js";
+import { statePlanOf, tracingPlanOf } from "./settings.js";
 import { stateDirOf } from "./state-dir.js";
 import { checkInheritEnv } from "./stdio-env.js";
 import { type Draft, implicitToolsets, makeToolset } from "./toolsets.js";
@@ -78,18 +79,21 @@ export function compile(files: readonly LoadedFile[], options: CompileOptions = 
   if (auth) errors.push(...forwardedTokenErrors(upstreams.values()));
   const finalUpstreams = new Map([...upstreams].map(([k, u]) => [k, { ...u, covered: mentioned.has(k) }]));
   errors.push(...checkCollisions(toolsets, finalUpstreams));
+  const name = files.find((f) => f.config.name !== undefined)?.config.name ?? "toolpacks";
+  const state = statePlanOf(files, name, options.env ?? {}, errors);
+  const tracing = tracingPlanOf(files, options.env ?? {}, errors);
   if (errors.length) return { ok: false, errors };
 
   const autoDefer = files.find((f) => f.config.search?.auto_over_tokens !== undefined)?.config.search;
   const instructions = files.map((f) => f.config.instructions?.trim()).filter((s): s is string => !!s);
   const catalog: Catalog = {
-    name: files.find((f) => f.config.name !== undefined)?.config.name ?? "toolpacks",
+    name,
     ...(auth ? { auth } : {}),
     audit,
     secrets: new Map(files.flatMap((f) => [...f.secrets])),
-    stateMaxBytes:
-      files.find((f) => f.config.state?.max_session_bytes)?.config.state?.max_session_bytes ??
-      8 * 1024 * 1024,
+    stateMaxBytes: state.limits.maxOwnerBytes,
+    state,
+    ...(tracing ? { tracing } : {}),
     stateDir: stateDirOf(files, options.env ?? {}),
     ...(instructions.length ? { instructions: instructions.join("\n\n") } : {}),
     ...(autoDefer?.auto_over_tokens ? { autoDeferOverTokens: autoDefer.auto_over_tokens } : {}),

@@ -1,6 +1,8 @@
 /** @module The compiled, frozen catalog: what the config means, independent of how it was written. */
 import type { AuthConfig, Requires } from "../auth/types.js";
 import type { UpstreamSpec } from "../config/types.js";
+import type { StatePlan } from "../state/config.js";
+import type { TracingPlan } from "../tracing/config.js";
 
 /** A tool or prompt is matched by name; a resource member by URI or URI template. */
 export type MemberKind = "tool" | "prompt" | "resource";
@@ -110,8 +112,12 @@ export interface Catalog {
   readonly audit: AuditSettings;
   /** Values taken from the environment → their `${VAR}`: redacted from anything the proxy prints or serves. */
   readonly secrets: ReadonlyMap<string, string>;
-  /** Captured bytes one session may hold (oldest evicted first). */
+  /** Captured bytes one session may hold (oldest evicted first): `state.limits.maxOwnerBytes`. */
   readonly stateMaxBytes: number;
+  /** Where captured values and ended session ids live, and their budgets (`state:`, TOOLPACKS_STATE_STORE). */
+  readonly state: StatePlan;
+  /** Where spans go (`tracing:`, OTEL_EXPORTER_OTLP_ENDPOINT); absent: tracing is off. */
+  readonly tracing?: TracingPlan;
   /** Absolute folder for toolpacks' files on disk (instance directories). */
   readonly stateDir: string;
   readonly instructions?: string;

@@ -13,6 +13,7 @@ import { closeAgent } from "../upstream/transport.js";
 import { VERSION } from "../version.js";
 import { toolsetsToolOn } from "./common.js";
 import type { ServeOptions } from "./serve-options.js";
+import { openServing } from "./serve-state.js";
 
 export async function runServe(files: string[], opts: ServeOptions, catalog: Catalog): Promise<void> {
   const logger = createLogger({
@@ -21,6 +22,7 @@ export async function runServe(files: string[], opts: ServeOptions, catalog: Cat
   });
   const toolsetsTool = toolsetsToolOn(opts.toolsetsTool);
   const name = opts.name ?? catalog.name;
+  const serving = await openServing(catalog, name, VERSION, logger);
   const gateway = new Gateway(catalog, {
     name,
     version: VERSION,
@@ -28,8 +30,11 @@ export async function runServe(files: string[], opts: ServeOptions, catalog: Cat
     ignoreKeys: opts.ignoreQueryKey,
     toolsetsTool,
     logger,
-    // A stateless session lasts one request: a captured value would be gone before the client could use it.
+    // A stateless session lasts one request: a captured value would be gone before the client could use it
+    // (even in a shared store: a 2025 stateless request has no owner that outlives it; see decision 17).
     capture: opts.stateless !== true,
+    state: serving.state,
+    tracing: serving.tracing,
     cacheTtlMs: Number(opts.cacheTtl) * 1000,
     ...(opts.sessionSecret ? { stateSecret: opts.sessionSecret } : {}),
   });
@@ -47,6 +52,7 @@ export async function runServe(files: string[], opts: ServeOptions, catalog: Cat
       killUnadopted();
       await closeServer();
       await gateway.close();
+      await serving.close();
       await closeAgent();
       logger.info("stopped");
     })();

@@ -68,7 +68,8 @@ export interface PacksFile {
   name?: string;
   auth?: AuthConfig;
   audit?: AuditSpec;
-  state?: { max_session_bytes?: number };
+  state?: { store?: string; max_session_bytes?: number; max_total_bytes?: number };
+  tracing?: { endpoint?: string; service_name?: string; sample_ratio?: number };
   instructions?: string;
   public_env?: string[];
   state_dir?: string;

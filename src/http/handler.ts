@@ -12,6 +12,7 @@ import type { Gateway } from "../proxy/gateway.js";
 import { TooManyInstances } from "../upstream/pool.js";
 import { type Admitted, HttpIdentity } from "./auth.js";
 import { hostProblem, rebindingProblem } from "./guard.js";
+import { sendHealth, sendReady } from "./health.js";
 import { readMessages } from "./messages.js";
 import { ModernEndpoint } from "./modern.js";
 import { sendJson, sendRpcError } from "./replies.js";
@@ -24,7 +25,7 @@ export interface HandlerOptions {
   readonly sessionIdleMs: number;
   /** Larger request bodies get 413 (default 4 MiB). */
   readonly maxBodyBytes: number;
-  /** Serve GET /healthz, GET /toolsets and GET /metrics (default true each). */
+  /** Serve GET /healthz and /readyz, GET /toolsets and GET /metrics (default true each). */
   readonly healthz: boolean;
   readonly toolsetsRoute: boolean;
   readonly metrics: boolean;
@@ -252,15 +253,15 @@ export function createHttpHandler(gateway: Gateway, partial: Partial<HandlerOpti
     const ours =
       metadata ||
       path === options.path ||
-      (get && path === "/healthz" && options.healthz) ||
+      (get && (path === "/healthz" || path === "/readyz") && options.healthz) ||
       (get && path === "/toolsets" && options.toolsetsRoute) ||
       (get && path === "/metrics" && options.metrics);
     if (!ours) return false;
     const rid = req.headers["x-request-id"];
     if (typeof rid !== "string" || !/^[\w.:-]{1,128}$/.test(rid)) req.headers["x-request-id"] = randomUUID();
     try {
-      if (path === "/healthz")
-        sendJson(res, 200, { ok: true, name: gateway.options.name, sessions: table.size });
+      if (path === "/healthz") sendHealth(res, gateway.options.name, table.size, gateway.state);
+      else if (path === "/readyz") sendReady(res, gateway.state);
       else if (metadata) {
         const problem = hostProblem(req, options.allowedHosts);
         if (problem) sendRpcError(res, 403, -32000, `Forbidden: ${problem}`);

@@ -26,7 +26,7 @@ import { sessionDigest } from "./sessions.js";
 type Request = { id: RequestId; method: string; params?: Record<string, unknown> };
 
 export interface ModernOptions {
-  /** A context unused this long is closed (its instances released, its captured values gone). */
+  /** A context unused this long is closed (its instances released; captured values stay with their owner). */
   readonly idleMs: number;
   /** Contexts kept at once; past it the least recently used idle one is closed. */
   readonly maxContexts: number;
@@ -144,6 +144,7 @@ export class ModernEndpoint {
         exchange,
         typeof rid === "string" ? rid : undefined,
         exchange.controller.signal,
+        req.headers,
       );
     } finally {
       context.busy--;
@@ -210,6 +211,9 @@ export class ModernEndpoint {
     const key = `${accessKey(selection)}\u0000${owner}`;
     const open = async (): Promise<Context> => {
       const sessionKey = ephemeral ? randomUUID() : `2026-07-28\u0000${key}`;
+      // Captured values belong to the credential values and identity (any selection, any replica), never to a
+      // context that callers with neither share: those capture nothing (SPEC §8.5).
+      const stateOwner = anonymous && !principal ? null : this.gateway.handles.credentialOwner(owner);
       const session = await this.gateway.open(
         selection,
         req.headers,
@@ -217,6 +221,7 @@ export class ModernEndpoint {
         sessionDigest(sessionKey),
         principal,
         owner,
+        stateOwner,
       );
       return { session, lastUsed: this.gateway.now(), busy: 0 };
     };

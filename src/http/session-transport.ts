@@ -25,6 +25,8 @@ function event(message: JSONRPCMessage): string {
 }
 
 export class HttpSessionTransport implements Transport {
+  /** Read by tracing (`network.transport`). */
+  readonly kind = "http";
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: <T extends JSONRPCMessage>(message: T, extra?: MessageExtraInfo) => void;

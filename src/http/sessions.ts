@@ -48,13 +48,12 @@ export function sessionDigest(id: string): string {
   return createHash("sha256").update(id).digest("hex").slice(0, 12);
 }
 
-const ENDED_REMEMBERED = 10_000;
+/** Why a session leaves this replica's table: a client's DELETE, idle expiry, shutdown, or a DELETE elsewhere. */
+type Leaving = "deleted" | "expired" | "shutdown" | "ended-elsewhere";
 
 export class SessionTable {
   private readonly entries = new Map<string, Entry>();
   private readonly rebuilding = new Map<string, Promise<Entry | Refusal>>();
-  /** Sessions this replica ended (DELETE, expiry): a signed id of one is not rebuilt here. Bounded. */
-  private readonly ended = new Set<string>();
   private readonly sweep: NodeJS.Timeout;
 
   constructor(
@@ -112,6 +111,10 @@ export class SessionTable {
     transport.onclosed = () => {
       if (this.entries.get(id)?.transport === transport) this.entries.delete(id);
       void this.gateway.closeSession(session);
+      // In this process's memory a session's values cannot outlive it; in a shared store they stay for the
+      // other replicas until a DELETE (drop) or their TTL.
+      if (this.gateway.capture && !this.gateway.state.shared)
+        void this.gateway.handles.forget(session.stateOwner);
     };
     transport.oninitializefailed = () => {
       this.gateway.logger.warn("initialize failed; session closed", { session: digest });
@@ -145,8 +148,13 @@ export class SessionTable {
     if (typeof version === "string" && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
       return { status: 400, code: -32000, message: `Bad Request: unsupported protocol version ${version}` };
     }
+    // Ended here or, through a shared store, on another replica: a local, synchronous lookup.
+    if (this.gateway.state.isEnded(id)) {
+      if (this.entries.has(id)) await this.drop(id, "ended-elsewhere");
+      return { status: 404, code: -32001, message: "Session not found" };
+    }
     let entry: Entry | Refusal | undefined = this.entries.get(id);
-    if (!entry && this.options.sessionSecret && !this.ended.has(id)) {
+    if (!entry && this.options.sessionSecret) {
       const seed = verifySessionId(id, this.options.sessionSecret);
       const secret = this.options.sessionSecret;
       if (seed && seed.s !== subjectDigest(principal, secret)) return anotherIdentity();
@@ -192,18 +200,32 @@ export class SessionTable {
     return bindingOf(credentialsOf(this.gateway.catalog, upstreams, req.headers));
   }
 
-  async drop(id: string): Promise<void> {
+  /**
+   * Closes a session here. A DELETE ends it on every replica (through the store) and drops its values. Idle
+   * expiry ends it for good only with a memory store; with a shared store another replica may still be
+   * serving it (its requests went there), so it is only closed here and may be rebuilt from its id.
+   */
+  async drop(id: string, how: Leaving = "deleted"): Promise<void> {
     const e = this.entries.get(id);
+    const state = this.gateway.state;
+    if (how === "deleted" || (how === "expired" && !state.shared)) {
+      state.end(id).catch((err: Error) =>
+        this.gateway.logger.warn("the end of a session could not reach the state store yet", {
+          session: sessionDigest(id),
+          error: err.message,
+        }),
+      );
+      if (e && how === "deleted" && this.gateway.capture)
+        void this.gateway.handles.forget(e.session.stateOwner);
+    }
     if (!e) return;
     this.entries.delete(id);
-    this.ended.add(id);
-    if (this.ended.size > ENDED_REMEMBERED) this.ended.delete(this.ended.values().next().value as string);
     await this.gateway.closeSession(e.session);
   }
 
   async close(): Promise<void> {
     clearInterval(this.sweep);
-    await Promise.all([...this.entries.keys()].map((id) => this.drop(id)));
+    await Promise.all([...this.entries.keys()].map((id) => this.drop(id, "shutdown")));
   }
 
   private newId(
@@ -244,7 +266,7 @@ export class SessionTable {
     for (const [id, e] of this.entries) {
       if (e.session.lastSeen < cutoff && !e.transport.streaming) {
         this.gateway.logger.info("session expired", { session: e.session.digest });
-        void this.drop(id);
+        void this.drop(id, "expired");
       }
     }
   }

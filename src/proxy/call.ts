@@ -7,7 +7,7 @@ import { offersSearchTool } from "../search/deferred.js";
 import { CALL_TOOL, FIND_TOOLS } from "../search/tools.js";
 import { rpcError } from "./errors.js";
 import { findTools, throughCallTool } from "./find-tools.js";
-import { INSPECT_TOOL } from "./handles.js";
+import { INSPECT_TOOL, mentionsHandle } from "./handles.js";
 import type { Params, SessionHost } from "./host.js";
 import { offersInspect } from "./lists.js";
 import { observeCall, outcomeOf } from "./observe.js";
@@ -26,7 +26,7 @@ export async function callTool(s: SessionState, params: Params, call: Call): Pro
       return toolsetsToolResult(host.report(s.selection, s.resolution));
     }
     if (name === INSPECT_TOOL && host.capture && offersInspect(s.resolution)) {
-      return s.handles.inspect((params.arguments ?? {}) as Params);
+      return host.handles.inspect(s.stateOwner, (params.arguments ?? {}) as Params);
     }
     if (name === FIND_TOOLS && offersSearchTool(s.resolution, name))
       return findTools(s.resolution, params.arguments);
@@ -39,8 +39,11 @@ export async function callTool(s: SessionState, params: Params, call: Call): Pro
     }
     throw rpcError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
   }
-  // A handle stands for the value it names, for any tool of any upstream in this session.
-  const args = s.handles.substitute(route.definition as ToolDef, params.arguments);
+  // A handle stands for the value it names, for any tool of any upstream in this session. Only a call that
+  // names one waits on the store.
+  const args = mentionsHandle(params.arguments)
+    ? await host.handles.substitute(s.stateOwner, route.definition as ToolDef, params.arguments)
+    : params.arguments;
   if (host.upstream(route.upstream)?.validateArguments !== false) checkArguments(route, args);
   const started = performance.now();
   let outcome: Outcome = "error";
@@ -48,7 +51,9 @@ export async function callTool(s: SessionState, params: Params, call: Call): Pro
     const body = args === params.arguments ? params : { ...params, arguments: args };
     const result = await relay(s, route, "tools/call", body, call, true);
     outcome = result.isError === true ? "tool_error" : "ok";
-    return host.capture ? s.handles.capture(route, result) : result;
+    return host.capture && route.captureOverBytes !== undefined
+      ? await host.handles.capture(s.stateOwner, route, result)
+      : result;
   } catch (err) {
     outcome = outcomeOf(err, call.signal);
     throw err;

@@ -1,7 +1,8 @@
 /** @module What the serving core is built with, besides its catalog. */
 import type { Logger } from "../log.js";
+import type { ServingOptions } from "./state-host.js";
 
-export interface GatewayOptions {
+export interface GatewayOptions extends ServingOptions {
   readonly name: string;
   readonly version: string;
   /** What a URL naming nothing gets, in URL spelling. */

@@ -21,6 +21,7 @@ import { cacheKey, credentialsOf, refsOf } from "./instances.js";
 import { placeAfterReload, refsAfterReload } from "./reload-sessions.js";
 import { ResolutionCache } from "./resolution-cache.js";
 import { Session } from "./session.js";
+import { type Serving, servingOf } from "./state-host.js";
 import { TOOLSETS_TOOL, toolsetsToolDef } from "./toolsets-tool.js";
 import { IN_FLIGHT_WARNING, inFlightUpstreams, Traffic } from "./traffic.js";
 
@@ -31,6 +32,9 @@ export class Gateway implements SessionHost {
   readonly metrics = new Metrics();
   readonly serverInfo: { name: string; version: string };
   readonly capture: boolean;
+  readonly state: Serving["state"];
+  readonly handles: Serving["handles"];
+  readonly tracing: Serving["tracing"];
   readonly audit: AuditLog;
   readonly cacheTtlMs: number;
   readonly bridges = new BridgeTable();
@@ -47,6 +51,7 @@ export class Gateway implements SessionHost {
     this.requestStates = requestStateCodec(catalog, options.stateSecret, () => this.now());
     this.current = this.capture ? catalog : withoutCapture(catalog);
     this.serverInfo = { name: options.name, version: options.version };
+    ({ state: this.state, handles: this.handles, tracing: this.tracing } = servingOf(catalog, options));
     this.traffic = new Traffic({
       users: (ref) => this.users(ref),
       upstream: (name) => this.catalog.upstreams.get(name),
@@ -87,10 +92,6 @@ export class Gateway implements SessionHost {
   /** The catalog new sessions get; a reload swaps it in one step. */
   get catalog(): Catalog {
     return this.current;
-  }
-
-  get stateMaxBytes(): number {
-    return this.current.stateMaxBytes;
   }
 
   now(): number {
@@ -164,6 +165,7 @@ export class Gateway implements SessionHost {
     digest: string,
     principal?: Principal,
     owner?: string,
+    stateOwner?: string | null,
   ): Promise<Session> {
     const upstreams = this.upstreamsOf(selection);
     const refs = refsOf(this.catalog, upstreams, headers, sessionKey);
@@ -184,6 +186,7 @@ export class Gateway implements SessionHost {
         credentials,
         principal,
         ...(owner !== undefined ? { owner } : {}),
+        ...(stateOwner !== undefined ? { stateOwner } : {}),
       });
       this.sessions.add(session);
       this.metrics.sessionOpened(selection.key);

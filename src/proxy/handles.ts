@@ -1,25 +1,56 @@
-/** @module Large values out of the model's context: captured results kept per session, passed by `@state:` handle. */
+/**
+ * @module Large values out of the model's context: captured results kept in the state store under their
+ * owner (a session, or a credential or principal), passed by `@state:` handle. Only a request that uses a
+ * handle, inspects, or returns a result to capture touches the store: every other call never waits on it.
+ */
+import { createHash, createHmac, randomBytes } from "node:crypto";
 import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
 import type { ToolDef } from "../catalog/inventory.js";
+import type { Logger } from "../log.js";
 import type { Route } from "../resolve.js";
+import { StoreUnavailableError } from "../state/errors.js";
+import type { StateStore, StoredValue } from "../state/types.js";
 import { rpcError } from "./errors.js";
+import { HANDLE_PREFIX, INSPECT_TOOL, inspectLimit, parseOr, reply, sliceOf } from "./inspect.js";
 
-export const HANDLE_PREFIX = "@state:";
-export const INSPECT_TOOL = "inspect_state";
+export { HANDLE_PREFIX, INSPECT_TOOL, inspectToolDef } from "./inspect.js";
+
 const PREVIEW_CHARS = 240;
-const INSPECT_DEFAULT_BYTES = 4096;
-const INSPECT_MAX_BYTES = 16384;
-
-interface Stored {
-  readonly key: string;
-  readonly tool: string;
-  /** The text content, joined; and the structured content, when the result had one. */
-  readonly text: string;
-  readonly structured?: unknown;
-  readonly bytes: number;
-}
+/** A captured value lives this long after its capture unless its owner ends (or the budgets evict it) first. */
+export const VALUE_TTL_MS = 60 * 60 * 1000;
 
 type Result = Record<string, unknown>;
+
+export interface HandleStoreOptions {
+  readonly store: StateStore;
+  /** The per-owner budget, as the store enforces it (what inspect_state reports as `max_bytes`). */
+  readonly maxOwnerBytes: number;
+  readonly logger: Logger;
+  readonly ttlMs?: number;
+  /**
+   * What the owner of a 2026-07-28 caller's values is derived from, with its credential values: the session
+   * secret replicas share, so each finds the same owner (default: a random key of this process).
+   */
+  readonly secret?: string;
+}
+
+/** The owner of a 2025 session's values: a digest of its id (never the id; unguessable like it). */
+export function sessionOwner(sessionKey: string): string {
+  return `s.${createHash("sha256").update(sessionKey).digest("base64url")}`;
+}
+
+/** A request with no owner (a 2026-07-28 caller without credentials) neither captures nor uses handles. */
+function noOwner(what: string): Error {
+  return rpcError(
+    ErrorCode.InvalidParams,
+    `${what}: this request has no captured values (toolpacks keeps them for a session, or for the credential values a 2026-07-28 request carries, and this one carries none)`,
+  );
+}
+
+/** A session's owner of captured values: the one given, else a digest of its key; none when given `null`. */
+export function ownerOfValues(given: string | null | undefined, sessionKey: string): string | undefined {
+  return given === null ? undefined : (given ?? sessionOwner(sessionKey));
+}
 
 const byteLength = (s: string) => Buffer.byteLength(s, "utf8");
 
@@ -33,37 +64,84 @@ function textOf(result: Result): string {
     .join("\n");
 }
 
-/** The values one session captured: bounded (oldest evicted first), gone with the session, never shared. */
+/** True when an argument object has a top-level value that is a handle: only then is the store asked. */
+export function mentionsHandle(args: unknown): boolean {
+  if (!args || typeof args !== "object" || Array.isArray(args)) return false;
+  for (const v of Object.values(args)) if (typeof v === "string" && v.startsWith(HANDLE_PREFIX)) return true;
+  return false;
+}
+
+/** The store is down: a JSON-RPC error that names it (password redacted) and what could not be done. */
+function unavailable(e: StoreUnavailableError, what: string): Error {
+  return rpcError(
+    ErrorCode.InternalError,
+    `${what}: the state store ${e.store} is unavailable; try again when it is back`,
+    { store: e.store },
+  );
+}
+
+/** Captured values of every owner, in one state store: bounded per owner and in total by the store. */
 export class HandleStore {
-  private readonly values = new Map<string, Stored>();
-  private readonly counters = new Map<string, number>();
-  private total = 0;
+  private readonly ttlMs: number;
+  private readonly ownerKey: Buffer;
+  /** A capture that failed because the store is down is logged once until one succeeds again. */
+  private quiet = false;
 
-  constructor(private readonly maxBytes: number) {}
+  constructor(private readonly options: HandleStoreOptions) {
+    this.ttlMs = options.ttlMs ?? VALUE_TTL_MS;
+    this.ownerKey = options.secret
+      ? createHmac("sha256", "toolpacks handle owners").update(options.secret).digest()
+      : randomBytes(32);
+  }
 
-  /** Replaces a large result with a compact one that names its handle; small results pass untouched. */
-  capture(route: Route, result: Result): Result {
+  /**
+   * The owner of the values of 2026-07-28 requests that carry these credential values and identity
+   * (`binding`, their digest), on any selection and any replica that shares the secret: a keyed digest, so neither the values
+   * nor their plain digest can be read back from the store's keys, and nobody without the values can name it.
+   */
+  credentialOwner(binding: string): string {
+    return `c.${createHmac("sha256", this.ownerKey).update(binding).digest("base64url")}`;
+  }
+
+  /**
+   * Replaces a large result with a compact one that names its handle; small results pass untouched (and the
+   * store is not asked). A result the store refuses (too large) or cannot take (down) is returned as sent.
+   */
+  async capture(owner: string | undefined, route: Route, result: Result): Promise<Result> {
     const over = route.captureOverBytes;
-    if (over === undefined || result.isError === true) return result;
+    if (over === undefined || result.isError === true || owner === undefined) return result;
     const text = textOf(result);
     const structuredJson =
       result.structuredContent === undefined ? "" : JSON.stringify(result.structuredContent);
     const bytes = Math.max(byteLength(text), byteLength(structuredJson));
-    // A value larger than the whole session budget is not kept: the model gets it as the upstream sent it.
-    if (bytes <= over || bytes > this.maxBytes) return result;
+    if (bytes <= over) return result;
     const scope = `${route.toolsets[0] ?? route.upstream}/${route.name}`;
-    const n = (this.counters.get(scope) ?? 0) + 1;
-    this.counters.set(scope, n);
-    const key = `${scope}/${n}`;
-    this.put({
-      key,
-      tool: route.name,
+    const value: StoredValue = {
       text: text || structuredJson,
-      structured: result.structuredContent,
+      ...(result.structuredContent !== undefined && { structured: result.structuredContent }),
       bytes,
-    });
+      meta: { tool: route.name },
+    };
+    let key: string;
+    try {
+      key = `${scope}/${await this.options.store.next(owner, scope, this.ttlMs)}`;
+      const put = await this.options.store.put(owner, key, value, this.ttlMs);
+      this.quiet = false;
+      // A value larger than a whole budget is not kept: the model gets it as the upstream sent it.
+      if (!put.stored) return result;
+    } catch (e) {
+      if (!(e instanceof StoreUnavailableError)) throw e;
+      if (!this.quiet) {
+        this.options.logger.warn("result not captured: the state store is unavailable", {
+          store: e.store,
+          tool: route.name,
+        });
+      }
+      this.quiet = true;
+      return result;
+    }
     const handle = `${HANDLE_PREFIX}${key}`;
-    const preview = (text || structuredJson).slice(0, PREVIEW_CHARS);
+    const preview = value.text.slice(0, PREVIEW_CHARS);
     const note =
       `[toolpacks: this result is ${bytes} bytes, kept out of your context as ${handle}. ` +
       `Pass "${handle}" as an argument to any tool to use the whole value; call ${INSPECT_TOOL} to read parts of it.]`;
@@ -76,7 +154,7 @@ export class HandleStore {
       content: [
         {
           type: "text",
-          text: `${preview}${preview.length < (text || structuredJson).length ? "…" : ""}\n\n${note}`,
+          text: `${preview}${preview.length < value.text.length ? "…" : ""}\n\n${note}`,
         },
         ...rest,
       ],
@@ -85,138 +163,71 @@ export class HandleStore {
   }
 
   /**
-   * Replaces every top-level argument whose value is exactly a handle: a string parameter gets the stored text,
-   * an object or array parameter the structured content. An unknown or evicted handle is -32602 naming it.
+   * Replaces every top-level argument whose value is exactly a handle of this owner: a string parameter gets
+   * the stored text, an object or array parameter the structured content. An unknown or evicted handle is
+   * -32602 naming it; a store that is down is -32603 naming the store. Without a handle: `args` as given.
    */
-  substitute(definition: ToolDef, args: unknown): unknown {
-    if (!args || typeof args !== "object" || Array.isArray(args)) return args;
-    let out: Record<string, unknown> | undefined;
+  async substitute(owner: string | undefined, definition: ToolDef, args: unknown): Promise<unknown> {
+    if (!mentionsHandle(args)) return args;
+    if (owner === undefined) throw noOwner("a handle was passed");
+    const out = { ...(args as Record<string, unknown>) };
     const props =
       (definition.inputSchema as { properties?: Record<string, { type?: unknown }> } | undefined)
         ?.properties ?? {};
-    for (const [name, value] of Object.entries(args)) {
+    for (const [name, value] of Object.entries(out)) {
       if (typeof value !== "string" || !value.startsWith(HANDLE_PREFIX)) continue;
-      const stored = this.values.get(value.slice(HANDLE_PREFIX.length));
+      const stored = await this.read(owner, value, `argument ${name}`);
       if (!stored) {
         throw rpcError(
           ErrorCode.InvalidParams,
           `Unknown or expired handle ${value} (argument ${name}); call ${INSPECT_TOOL} to list the handles this session holds`,
-          {
-            handle: value,
-          },
+          { handle: value },
         );
       }
       const type = props[name]?.type;
       const wantsData =
         type === "object" || type === "array" || (Array.isArray(type) && !type.includes("string"));
-      out ??= { ...(args as Record<string, unknown>) };
       out[name] = wantsData ? (stored.structured ?? parseOr(stored.text)) : stored.text;
     }
-    return out ?? args;
+    return out;
   }
 
-  /** inspect_state: list the handles, or read a slice of one (a line range, or a JSON path), size-limited. */
-  inspect(args: Record<string, unknown>): Result {
-    const limit = Math.min(INSPECT_MAX_BYTES, Math.max(64, Number(args.max_bytes) || INSPECT_DEFAULT_BYTES));
+  /** inspect_state: list the owner's handles, or read a slice of one (a line range, or a JSON path), size-limited. */
+  async inspect(owner: string | undefined, args: Record<string, unknown>): Promise<Result> {
+    if (owner === undefined) throw noOwner(INSPECT_TOOL);
     const raw = typeof args.handle === "string" ? args.handle : undefined;
+    const store = this.options.store;
     if (!raw) {
-      const list = [...this.values.values()].map((v) => ({
-        handle: `${HANDLE_PREFIX}${v.key}`,
-        tool: v.tool,
-        bytes: v.bytes,
-      }));
-      return reply({ handles: list, total_bytes: this.total, max_bytes: this.maxBytes });
+      try {
+        const [values, usage] = await Promise.all([store.list(owner), store.usage(owner)]);
+        const handles = values.map((v) => ({
+          handle: `${HANDLE_PREFIX}${v.key}`,
+          tool: v.meta.tool,
+          bytes: v.bytes,
+        }));
+        return reply({ handles, total_bytes: usage.owner, max_bytes: this.options.maxOwnerBytes });
+      } catch (e) {
+        if (e instanceof StoreUnavailableError) throw unavailable(e, `${INSPECT_TOOL} cannot list handles`);
+        throw e;
+      }
     }
-    const stored = this.values.get(raw.startsWith(HANDLE_PREFIX) ? raw.slice(HANDLE_PREFIX.length) : raw);
+    const handle = raw.startsWith(HANDLE_PREFIX) ? raw : `${HANDLE_PREFIX}${raw}`;
+    const stored = await this.read(owner, handle, INSPECT_TOOL);
     if (!stored) throw rpcError(ErrorCode.InvalidParams, `Unknown or expired handle ${raw}`, { handle: raw });
-    let slice: string;
-    if (typeof args.path === "string" && args.path) {
-      const value = pick(stored.structured ?? parseOr(stored.text), args.path);
-      slice = typeof value === "string" ? value : (JSON.stringify(value, null, 2) ?? "undefined");
-    } else if (typeof args.lines === "string" && args.lines) {
-      const m = /^(\d+)(?:-(\d+))?$/.exec(args.lines.trim());
-      if (!m)
-        throw rpcError(
-          ErrorCode.InvalidParams,
-          `lines must look like "10-40", not ${JSON.stringify(args.lines)}`,
-        );
-      const from = Math.max(1, Number(m[1]));
-      const to = m[2] ? Number(m[2]) : from;
-      slice = stored.text
-        .split("\n")
-        .slice(from - 1, to)
-        .join("\n");
-    } else slice = stored.text;
-    const cut = Buffer.from(slice, "utf8").subarray(0, limit).toString("utf8");
-    return reply({
-      handle: `${HANDLE_PREFIX}${stored.key}`,
-      bytes: stored.bytes,
-      slice_bytes: byteLength(slice),
-      truncated: cut.length < slice.length,
-      value: cut,
-    });
+    return sliceOf(handle, stored, args, inspectLimit(args));
   }
 
-  get size(): number {
-    return this.values.size;
+  /** Drops every value of an owner (its session ended). A store that is down is left to the values' TTL. */
+  async forget(owner: string | undefined): Promise<void> {
+    if (owner !== undefined) await this.options.store.clear(owner).catch(() => {});
   }
 
-  private put(v: Stored): void {
-    this.values.set(v.key, v);
-    this.total += v.bytes;
-    for (const [k, old] of this.values) {
-      if (this.total <= this.maxBytes || k === v.key) break;
-      this.values.delete(k);
-      this.total -= old.bytes;
+  private async read(owner: string, handle: string, what: string): Promise<StoredValue | undefined> {
+    try {
+      return await this.options.store.get(owner, handle.slice(HANDLE_PREFIX.length));
+    } catch (e) {
+      if (e instanceof StoreUnavailableError) throw unavailable(e, `${handle} (${what}) cannot be read`);
+      throw e;
     }
   }
 }
-
-function parseOr(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
-}
-
-/** A small JSON path: `$.a.b[0]`, `a.b.0`, `$["key"]`. */
-function pick(value: unknown, path: string): unknown {
-  const parts = path
-    .replace(/^\$\.?/, "")
-    .replace(/\[(\d+)\]/g, ".$1")
-    .replace(/\["([^"]*)"\]/g, ".$1")
-    .split(".")
-    .filter(Boolean);
-  let v = value;
-  for (const p of parts) v = v && typeof v === "object" ? (v as Record<string, unknown>)[p] : undefined;
-  return v;
-}
-
-function reply(payload: Record<string, unknown>): Result {
-  return { content: [{ type: "text", text: JSON.stringify(payload, null, 2) }], structuredContent: payload };
-}
-
-export const inspectToolDef: ToolDef = Object.freeze({
-  name: INSPECT_TOOL,
-  title: "Inspect captured values",
-  description:
-    'List the large values this session holds as @state: handles, or read part of one: a line range (lines: "10-40") or a JSON path (path: "$.features[0].geometry"), up to max_bytes.',
-  inputSchema: {
-    type: "object",
-    properties: {
-      handle: {
-        type: "string",
-        description: "A handle such as @state:files/read_file/1; omit to list them.",
-      },
-      lines: { type: "string", description: "A line range of the text, e.g. 10-40." },
-      path: { type: "string", description: "A JSON path into the structured value, e.g. $.items[0].name." },
-      max_bytes: {
-        type: "integer",
-        description: `At most this many bytes (default ${INSPECT_DEFAULT_BYTES}, max ${INSPECT_MAX_BYTES}).`,
-      },
-    },
-    additionalProperties: false,
-  },
-  annotations: { readOnlyHint: true, idempotentHint: true, destructiveHint: false, openWorldHint: false },
-});

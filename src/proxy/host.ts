@@ -12,9 +12,11 @@ import type { RequestStateCodec } from "../modern/request-state.js";
 import type { ToolsetsReport } from "../report.js";
 import type { Resolution } from "../resolve.js";
 import type { Selection } from "../selection.js";
+import type { Tracing } from "../tracing/types.js";
 import type { ForwardOptions } from "../upstream/forward.js";
 import type { InstanceRef } from "../upstream/instance.js";
 import type { BridgeTable } from "./bridge.js";
+import type { HandleStore } from "./handles.js";
 import type { LogLevel, Params, Peer } from "./peer.js";
 
 export type { Params } from "./peer.js";
@@ -65,7 +67,10 @@ export interface SessionHost {
   readonly audit?: CallAudit;
   /** Captured values are kept per session (false when sessions last one request: stateless). */
   readonly capture: boolean;
-  readonly stateMaxBytes: number;
+  /** Captured values of every session and context, in the state store (memory or Redis). */
+  readonly handles: HandleStore;
+  /** Spans per request; the no-op tracing when off. */
+  readonly tracing: Tracing;
   /** How long a 2026-07-28 client may reuse a list or `server/discover` (ttlMs), when nothing says less. */
   readonly cacheTtlMs: number;
   /** 2025 upstream calls parked for 2026-07-28 clients (bridge B3), on this replica. */

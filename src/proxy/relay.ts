@@ -10,6 +10,7 @@ import { callHandlers } from "./ask.js";
 import { bridged, passThrough, pushRounds } from "./eras.js";
 import { upstreamError } from "./errors.js";
 import type { Params } from "./host.js";
+import { clientSpanOf, traced, withTrace } from "./spans.js";
 import type { Call, SessionState } from "./state.js";
 
 /** What goes upstream: the upstream's own name, the client's `_meta` less its progress token and envelope. */
@@ -37,7 +38,21 @@ export async function relay(
   call: Call,
   rename = false,
 ): Promise<Params> {
-  const { body, token } = upstreamBody(params, route, rename);
+  const { body: plain, token } = upstreamBody(params, route, rename);
+  // One CLIENT span under the request's SERVER span, whichever era bridge carries the call upstream.
+  const span = clientSpanOf(s, call.span, route, method, params);
+  return traced(span, dispatch(s, route, method, withTrace(span, plain), params, call, token));
+}
+
+async function dispatch(
+  s: SessionState,
+  route: Route,
+  method: string,
+  body: Params,
+  params: Params,
+  call: Call,
+  token: unknown,
+): Promise<Params> {
   const ref = s.ref(route.upstream);
   const link = s.link(route.upstream);
   const traffic = s.host.traffic;

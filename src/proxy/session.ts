@@ -20,7 +20,7 @@ import { askClient } from "./ask.js";
 import { CallsByUpstream } from "./calls.js";
 import { legacyClientOf, modernClient } from "./clients.js";
 import { rpcError } from "./errors.js";
-import { HandleStore } from "./handles.js";
+import { ownerOfValues } from "./handles.js";
 import type { Params, SessionHost, UpstreamLink } from "./host.js";
 import { type Credentials, dependsOnCaller } from "./instances.js";
 import { capabilitiesOf, initializeResult } from "./legacy.js";
@@ -29,6 +29,7 @@ import { handle, lists } from "./methods.js";
 import { answerModern, type Reply, refusalMessage } from "./modern.js";
 import { Outbound } from "./outbound.js";
 import type { LogLevel } from "./peer.js";
+import { serverSpanOf, type TraceHeaders } from "./spans.js";
 import type { Call, CallClient, SessionState } from "./state.js";
 import type { SessionTransport } from "./transport.js";
 
@@ -44,8 +45,8 @@ export interface SessionInit {
   /** The credential headers it was opened with: a reload places it again by them. In memory only. */
   readonly credentials: Credentials;
   readonly principal?: Principal | undefined; // who opened it (SessionState.principal); never a token
-  /** Who owns what it keeps (handles, 2026-07-28 request states): a digest, never a credential. */
-  readonly owner?: string;
+  readonly owner?: string; // what its 2026-07-28 request states are bound to: a digest, never a credential
+  readonly stateOwner?: string | null; // whose captured values (default: sessionKey's digest; null: none, §8.5)
 }
 
 type Message = {
@@ -59,7 +60,7 @@ type Message = {
 export class Session implements SessionState {
   lastSeen: number;
   logLevel: LogLevel = "debug";
-  readonly handles: HandleStore;
+  readonly stateOwner: string | undefined;
   readonly selection: Selection;
   readonly digest: string;
   readonly sessionKey: string;
@@ -93,7 +94,7 @@ export class Session implements SessionState {
     this.principal = init.principal;
     this.owner = init.owner ?? init.digest;
     this.lastSeen = host.now();
-    this.handles = new HandleStore(host.stateMaxBytes);
+    this.stateOwner = ownerOfValues(init.stateOwner, init.sessionKey);
     this.capabilities = capabilitiesOf(init.resolution.upstreams.map((u) => this.link(u).capabilities ?? {}));
     this.listeners = new Listeners(this);
   }
@@ -132,20 +133,14 @@ export class Session implements SessionState {
     this.lastSeen = this.host.now();
     const m = message as Message;
     if (m.method !== undefined && m.id !== undefined) {
-      const rid = (extra?.requestInfo?.headers as Record<string, unknown> | undefined)?.["x-request-id"];
+      const headers = extra?.requestInfo?.headers as TraceHeaders | undefined;
       const request = m as Message & { id: RequestId; method: string };
-      const requestId = typeof rid === "string" ? rid : undefined;
+      const requestId = typeof headers?.["x-request-id"] === "string" ? headers["x-request-id"] : undefined;
       // A request that carries the 2026-07-28 envelope is of that era, whatever came before (stdio, in memory).
-      if (hasClaim(request.params)) {
-        const read = checkEnvelope(request.params);
-        if (!read.ok) {
-          void this.send(refusalMessage(request.id, read.refusal), request.id);
-          return;
-        }
-        void this.run(request, modernClient(read.envelope), this.transportReply(request.id), requestId);
-        return;
-      }
-      void this.run(request, this.legacyClient, this.transportReply(request.id), requestId);
+      const read = hasClaim(request.params) ? checkEnvelope(request.params) : undefined;
+      if (read && !read.ok) return void this.send(refusalMessage(request.id, read.refusal), request.id);
+      const client = read ? modernClient(read.envelope) : this.legacyClient;
+      void this.run(request, client, this.transportReply(request.id), requestId, undefined, headers);
     } else if (m.method !== undefined) this.notification(m.method, m.params ?? {});
     else if (m.id !== undefined) this.outbound.settle(m as Message & { id: RequestId });
   }
@@ -171,6 +166,7 @@ export class Session implements SessionState {
     reply: Reply,
     requestId?: string,
     external?: AbortSignal,
+    headers?: TraceHeaders,
   ): Promise<void> {
     const { id } = m;
     const controller = new AbortController();
@@ -179,10 +175,12 @@ export class Session implements SessionState {
       else external.addEventListener("abort", () => controller.abort(external.reason), { once: true });
     } else this.inflight.set(id, controller);
     const modern = client.era === "2026-07-28";
+    const span = serverSpanOf(this, m, modern ? client.era : this.protocolVersion, headers);
     const call: Call = {
       id,
       client,
       signal: controller.signal,
+      span,
       ...(requestId ? { requestId } : {}),
       notify: (n) => {
         if (!controller.signal.aborted)
@@ -198,8 +196,10 @@ export class Session implements SessionState {
       const result = modern
         ? await answerModern(this, m.method, params, call)
         : await this.answer(m.method, params, call);
+      span.end({ result });
       answer = { jsonrpc: "2.0", id, result } as JSONRPCMessage;
     } catch (err) {
+      span.end({ error: err });
       const e = err as { code?: unknown; message?: string; data?: unknown };
       const code = Number.isSafeInteger(e?.code) ? (e.code as number) : -32603;
       const data = e?.data !== undefined ? { data: e.data } : {};

@@ -4,8 +4,8 @@ import type { Principal } from "../auth/types.js";
 import type { Envelope } from "../modern/meta.js";
 import type { Resolution } from "../resolve.js";
 import type { Selection } from "../selection.js";
+import type { McpSpan } from "../tracing/types.js";
 import type { InstanceRef } from "../upstream/instance.js";
-import type { HandleStore } from "./handles.js";
 import type { Params, SessionHost, UpstreamLink } from "./host.js";
 import type { LogLevel, Peer } from "./peer.js";
 
@@ -27,6 +27,8 @@ export interface Call {
   readonly signal: AbortSignal;
   /** The HTTP request id (X-Request-Id) that ties its log lines together, when there is one. */
   readonly requestId?: string;
+  /** Its SERVER span (the no-op span when tracing is off): the parent of what is sent upstream for it. */
+  readonly span: McpSpan;
   /**
    * The params as the client sent them, when the call relayed is another (call_tool runs the tool it names):
    * what a 2026-07-28 requestState is bound to, since the client retries its own request.
@@ -42,7 +44,11 @@ export interface SessionState extends Peer {
   readonly host: SessionHost;
   readonly selection: Selection;
   readonly resolution: Resolution;
-  readonly handles: HandleStore;
+  /**
+   * Whose captured values its calls use: a digest of the session id (a session), a keyed digest of the
+   * credential values (a 2026-07-28 context); none for a 2026-07-28 context of callers without credentials.
+   */
+  readonly stateOwner: string | undefined;
   /** A digest of the session id: what logs show. */
   readonly digest: string;
   /** Who opened the session (its initialize's token: subject, scopes, claims; never the token). */

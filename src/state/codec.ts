@@ -13,18 +13,29 @@ export interface Encoded {
 interface Body {
   t?: string;
   s?: unknown;
-  /** The text is exactly the structure's JSON: kept once. */
-  j?: 1;
+  /** The text is the structure's JSON: 1 compact, 2 indented by two spaces (what most SDK servers send). */
+  j?: 1 | 2;
+  /** The text is the structure's own string field of this name (server-filesystem: `{content: text}`). */
+  f?: string;
+}
+
+/** How the text can be rebuilt from the structure, so that only one of them is kept. */
+function textFrom(structured: unknown, text: string): Pick<Body, "j" | "f"> | undefined {
+  if (structured && typeof structured === "object" && !Array.isArray(structured)) {
+    for (const [k, v] of Object.entries(structured)) if (v === text) return { f: k };
+  }
+  // Cheap checks first: a JSON text starts like its structure, and stringify is only worth it then.
+  const first = text.trimStart()[0];
+  if (first !== "{" && first !== "[") return undefined;
+  if (JSON.stringify(structured) === text) return { j: 1 };
+  if (JSON.stringify(structured, null, 2) === text) return { j: 2 };
+  return undefined;
 }
 
 export function encodeValue(value: StoredValue): Encoded {
-  const body: Body = {};
-  if (value.structured === undefined) body.t = value.text;
-  else {
-    body.s = value.structured;
-    if (JSON.stringify(value.structured) === value.text) body.j = 1;
-    else body.t = value.text;
-  }
+  let body: Body;
+  if (value.structured === undefined) body = { t: value.text };
+  else body = { s: value.structured, ...(textFrom(value.structured, value.text) ?? { t: value.text }) };
   const bodyText = JSON.stringify(body);
   const info = JSON.stringify({ b: value.bytes, m: value.meta });
   return { body: bodyText, info, size: Buffer.byteLength(bodyText) + Buffer.byteLength(info) };
@@ -33,7 +44,10 @@ export function encodeValue(value: StoredValue): Encoded {
 export function decodeValue(body: string, info: string): StoredValue {
   const b = JSON.parse(body) as Body;
   const i = JSON.parse(info) as { b: number; m: Record<string, unknown> };
-  const text = b.j === 1 ? JSON.stringify(b.s) : (b.t ?? "");
+  let text = b.t ?? "";
+  if (b.j === 1) text = JSON.stringify(b.s);
+  else if (b.j === 2) text = JSON.stringify(b.s, null, 2);
+  else if (b.f !== undefined) text = String((b.s as Record<string, unknown>)[b.f]);
   return b.s === undefined
     ? { text, bytes: i.b, meta: i.m }
     : { text, structured: b.s, bytes: i.b, meta: i.m };

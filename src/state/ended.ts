@@ -21,7 +21,8 @@ export class EndedSet {
   }
 
   has(sessionId: string): boolean {
-    return this.digests.has(digest(sessionId));
+    // Asked on every request: no digest to compute while nothing has ended.
+    return this.digests.size > 0 && this.digests.has(digest(sessionId));
   }
 
   get size(): number {

@@ -16,10 +16,13 @@ import type { PutResult, StateStore, StateUsage, StoredValue, ValueInfo } from "
 interface Entry {
   readonly owner: string;
   readonly key: string;
-  readonly body: string;
+  /** UTF-8, off the JS heap: what the budget counts is what the process holds (a string may take twice). */
+  readonly body: Buffer;
   readonly info: string;
   readonly size: number;
   readonly expiresAt: number;
+  /** Insertion order across owners (as Redis's `seq`). */
+  readonly seq: number;
 }
 
 export interface MemoryStoreOptions {
@@ -32,6 +35,7 @@ const id = (owner: string, key: string) => `${owner}:${key}`;
 
 export class MemoryStateStore implements StateStore {
   readonly description = "memory";
+  readonly shared = false;
   private readonly limits: StateLimits;
   private readonly now: () => number;
   /** Every value in insertion order: the total budget evicts from its front. */
@@ -40,10 +44,13 @@ export class MemoryStateStore implements StateStore {
   private readonly owners = new Map<string, Map<string, Entry>>();
   private readonly ownerBytes = new Map<string, number>();
   private total = 0;
+  private seq = 0;
   /** No entry expires before this: a put skips the sweep until then. */
   private nextExpiry = Number.POSITIVE_INFINITY;
   private readonly ended: EndedSet;
   private readonly records = new Map<string, { value: string; expiresAt: number }>();
+  /** Per owner, its counters (`next`): gone with the owner's values on `clear`. */
+  private readonly counters = new Map<string, Map<string, number>>();
   private closed = false;
 
   constructor(options: MemoryStoreOptions) {
@@ -73,17 +80,20 @@ export class MemoryStateStore implements StateStore {
       evicted.push(k);
     }
     while (this.total + encoded.size > maxTotalBytes) {
-      const k = oldestOfOwner();
-      if (k !== undefined) {
-        this.drop(owner, k);
-        evicted.push(k);
-        continue;
-      }
-      const other = this.all.values().next().value as Entry | undefined;
-      if (!other) break;
-      this.drop(other.owner, other.key);
+      const victim = this.victim();
+      if (!victim) break;
+      this.drop(victim.owner, victim.key);
+      if (victim.owner === owner) evicted.push(victim.key);
     }
-    const entry: Entry = { owner, key, ...encoded, expiresAt: this.now() + ttlMs };
+    const entry: Entry = {
+      owner,
+      key,
+      body: Buffer.from(encoded.body),
+      info: encoded.info,
+      size: encoded.size,
+      expiresAt: this.now() + ttlMs,
+      seq: ++this.seq,
+    };
     this.all.set(id(owner, key), entry);
     const map = this.owners.get(owner) ?? new Map<string, Entry>();
     this.owners.set(owner, map);
@@ -98,7 +108,7 @@ export class MemoryStateStore implements StateStore {
     this.open("get");
     checkOwner(owner, key);
     const e = this.live(owner, key);
-    return e && decodeValue(e.body, e.info);
+    return e && decodeValue(e.body.toString(), e.info);
   }
 
   async list(owner: string): Promise<readonly ValueInfo[]> {
@@ -120,6 +130,17 @@ export class MemoryStateStore implements StateStore {
     this.open("clear");
     checkOwner(owner);
     for (const key of [...(this.owners.get(owner)?.keys() ?? [])]) this.drop(owner, key);
+    this.counters.delete(owner);
+  }
+
+  async next(owner: string, counter: string, _ttlMs: number): Promise<number> {
+    this.open("next");
+    checkOwner(owner, counter);
+    const mine = this.counters.get(owner) ?? new Map<string, number>();
+    this.counters.set(owner, mine);
+    const n = (mine.get(counter) ?? 0) + 1;
+    mine.set(counter, n);
+    return n;
   }
 
   async usage(owner: string): Promise<StateUsage> {
@@ -205,6 +226,24 @@ export class MemoryStateStore implements StateStore {
       this.ownerBytes.delete(owner);
     } else this.ownerBytes.set(owner, left);
     this.total -= e.size;
+  }
+
+  /**
+   * Past the total: the oldest value of the owner holding the most; among owners holding the same (the first
+   * 16 by id, as Redis's ZRANGEBYSCORE gives them), the one whose oldest value is the oldest.
+   */
+  private victim(): Entry | undefined {
+    let most = -1;
+    for (const bytes of this.ownerBytes.values()) most = Math.max(most, bytes);
+    let tied: string[] = [];
+    for (const [o, bytes] of this.ownerBytes) if (bytes === most) tied.push(o);
+    if (tied.length > 16) tied = tied.sort((x, y) => (x < y ? -1 : x > y ? 1 : 0)).slice(0, 16);
+    let best: Entry | undefined;
+    for (const o of tied) {
+      const first = this.owners.get(o)?.values().next().value as Entry | undefined;
+      if (first && (!best || first.seq < best.seq)) best = first;
+    }
+    return best;
   }
 
   private sweep(): void {

@@ -8,6 +8,11 @@ export interface OpenStateOptions {
   readonly now?: () => number;
   /** Told when a Redis store goes down or comes back (e.g. to log it once per change). */
   readonly onHealth?: (health: StoreHealth, reason?: string) => void;
+  /**
+   * False: when Redis cannot be reached at open, return a store that is down and comes up by itself (a server
+   * then starts, and /readyz says 503 until Redis is there). Default true: reject.
+   */
+  readonly wait?: boolean;
 }
 
 /**
@@ -19,12 +24,15 @@ export async function openStateStore(plan: StatePlan, options: OpenStateOptions 
     return new MemoryStateStore({ limits: plan.limits, ...(options.now && { now: options.now }) });
   }
   const { RedisStateStore } = await import("./redis.js");
-  return RedisStateStore.open({
-    url: plan.url,
-    description: plan.description,
-    name: plan.name,
-    limits: plan.limits,
-    timeoutMs: plan.timeoutMs,
-    ...(options.onHealth && { onHealth: options.onHealth }),
-  });
+  return RedisStateStore.open(
+    {
+      url: plan.url,
+      description: plan.description,
+      name: plan.name,
+      limits: plan.limits,
+      timeoutMs: plan.timeoutMs,
+      ...(options.onHealth && { onHealth: options.onHealth }),
+    },
+    options.wait ?? true,
+  );
 }

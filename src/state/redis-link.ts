@@ -45,8 +45,12 @@ export class RedisLink {
     }
   }
 
-  /** Connects both; rejects with StoreUnavailableError (and leaves nothing running) when Redis is not there. */
-  static async open(options: RedisLinkOptions): Promise<RedisLink> {
+  /**
+   * Connects both. When Redis cannot be reached within the timeout: with `wait` (the default), rejects with
+   * StoreUnavailableError and leaves nothing running; without, returns a link that is down and keeps
+   * reconnecting in the background (health tells when it is up).
+   */
+  static async open(options: RedisLinkOptions, wait = true): Promise<RedisLink> {
     const settings: RedisOptions = {
       lazyConnect: true,
       enableOfflineQueue: false,
@@ -63,9 +67,17 @@ export class RedisLink {
     try {
       await withTimeout(Promise.all([main.connect(), sub.connect()]), options.timeoutMs);
     } catch (e) {
-      main.disconnect();
-      sub.disconnect();
-      throw link.unavailable("connect", link.lastReason ? new Error(link.lastReason) : e);
+      const error = link.unavailable("connect", link.lastReason ? new Error(link.lastReason) : e);
+      if (wait) {
+        main.disconnect();
+        sub.disconnect();
+        throw error;
+      }
+      // ioredis goes on reconnecting after a failed first connect (retryStrategy): report down, then changes.
+      link.reported = "up";
+      link.live = true;
+      link.report();
+      return link;
     }
     link.live = true;
     return link;

@@ -8,7 +8,9 @@
  *   P o:O        zset K → insertion sequence (the owner's oldest first)
  *   P all        zset M → insertion sequence (everyone's oldest first)
  *   P exp        zset M → expiry (ms): a sweep drops expired members from the indexes and the counts
- *   P ob         hash O → the owner's stored bytes;  P total → all owners' stored bytes;  P seq → counter
+ *   P owners     zset O → the owner's stored bytes (the largest owner gives up values first when the total is
+ *                over);  P total → all owners' stored bytes;  P seq → counter
+ *   P n:O        hash counter → last number handed out by next() (PX: the counter's TTL)
  * Keys are built inside the scripts, so this needs a single Redis (or one shard), not Redis Cluster.
  */
 
@@ -29,7 +31,7 @@ local function drop(o, k)
   if not inf then return 0 end
   redis.call('HDEL', P .. 'i:' .. o, k)
   local s = tonumber(string.match(inf, '^(%d+)'))
-  if redis.call('HINCRBY', P .. 'ob', o, -s) <= 0 then redis.call('HDEL', P .. 'ob', o) end
+  if tonumber(redis.call('ZINCRBY', P .. 'owners', -s, o)) <= 0 then redis.call('ZREM', P .. 'owners', o) end
   redis.call('DECRBY', P .. 'total', s)
   return s
 end
@@ -58,23 +60,32 @@ drop(owner, key)
 if size > maxOwner or size > maxTotal then return {0} end
 local out = {1}
 local function oldestOfOwner() return redis.call('ZRANGE', P .. 'o:' .. owner, 0, 0)[1] end
-while (tonumber(redis.call('HGET', P .. 'ob', owner)) or 0) + size > maxOwner do
+-- Past the total: the owner holding the most gives up its oldest value; among owners holding the same (the
+-- first 16 by id), the one whose oldest value is the oldest. The memory store picks the same way.
+local function victim()
+  local top = redis.call('ZREVRANGE', P .. 'owners', 0, 0, 'WITHSCORES')
+  if not top[1] then return nil end
+  local tied = redis.call('ZRANGEBYSCORE', P .. 'owners', top[2], top[2], 'LIMIT', 0, 16)
+  local bestO, bestK, bestSeq
+  for _, o in ipairs(tied) do
+    local first = redis.call('ZRANGE', P .. 'o:' .. o, 0, 0, 'WITHSCORES')
+    if first[1] and (not bestSeq or tonumber(first[2]) < bestSeq) then
+      bestO, bestK, bestSeq = o, first[1], tonumber(first[2])
+    end
+  end
+  return bestO, bestK
+end
+while (tonumber(redis.call('ZSCORE', P .. 'owners', owner)) or 0) + size > maxOwner do
   local k = oldestOfOwner()
   if not k then break end
   drop(owner, k)
   table.insert(out, k)
 end
 while (tonumber(redis.call('GET', P .. 'total')) or 0) + size > maxTotal do
-  local k = oldestOfOwner()
-  if k then
-    drop(owner, k)
-    table.insert(out, k)
-  else
-    local m = redis.call('ZRANGE', P .. 'all', 0, 0)[1]
-    if not m then break end
-    local o, ok = split(m)
-    drop(o, ok)
-  end
+  local o, k = victim()
+  if not o then break end
+  drop(o, k)
+  if o == owner then table.insert(out, k) end
 end
 local m = owner .. ':' .. key
 local seq = redis.call('INCR', P .. 'seq')
@@ -83,7 +94,7 @@ redis.call('HSET', P .. 'i:' .. owner, key, size .. '|' .. info)
 redis.call('ZADD', P .. 'o:' .. owner, seq, key)
 redis.call('ZADD', P .. 'all', seq, m)
 redis.call('ZADD', P .. 'exp', now + ttl, m)
-redis.call('HINCRBY', P .. 'ob', owner, size)
+redis.call('ZINCRBY', P .. 'owners', size, owner)
 redis.call('INCRBY', P .. 'total', size)
 return out
 `;
@@ -123,17 +134,26 @@ if exp and exp > now then return 1 end
 return 0
 `;
 
-/** ARGV: P, owner → number of values removed. */
+/** ARGV: P, owner → number of values removed (the owner's counters go too). */
 export const CLEAR = `${PRELUDE}
 local keys = redis.call('ZRANGE', P .. 'o:' .. ARGV[2], 0, -1)
 for _, k in ipairs(keys) do drop(ARGV[2], k) end
+redis.call('DEL', P .. 'n:' .. ARGV[2])
 return #keys
+`;
+
+/** ARGV: P, owner, counter, ttlMs → the counter's next number. */
+export const NEXT = `
+local key = ARGV[1] .. 'n:' .. ARGV[2]
+local n = redis.call('HINCRBY', key, ARGV[3], 1)
+redis.call('PEXPIRE', key, ARGV[4])
+return n
 `;
 
 /** ARGV: P, owner → {ownerBytes, totalBytes}. */
 export const USAGE = `${PRELUDE}
 sweep()
-return {tonumber(redis.call('HGET', P .. 'ob', ARGV[2])) or 0, tonumber(redis.call('GET', P .. 'total')) or 0}
+return {tonumber(redis.call('ZSCORE', P .. 'owners', ARGV[2])) or 0, tonumber(redis.call('GET', P .. 'total')) or 0}
 `;
 
 /** ARGV: P, digest, max, retentionMs → publishes the digest to P ended. */

@@ -12,7 +12,7 @@ import type { StateLimits } from "./config.js";
 import { EndedSet } from "./ended.js";
 import { StoreUnavailableError } from "./errors.js";
 import { RedisLink } from "./redis-link.js";
-import { CLEAR, DELETE, END, GET, LIST, PUT, USAGE } from "./redis-scripts.js";
+import { CLEAR, DELETE, END, GET, LIST, NEXT, PUT, USAGE } from "./redis-scripts.js";
 import type { PutResult, StateStore, StateUsage, StoredValue, StoreHealth, ValueInfo } from "./types.js";
 
 export interface RedisStoreOptions {
@@ -26,6 +26,7 @@ export interface RedisStoreOptions {
 }
 
 export class RedisStateStore implements StateStore {
+  readonly shared = true;
   private readonly prefix: string;
   private readonly ended: EndedSet;
   /** Digests ended here while Redis was unavailable, not yet published. */
@@ -45,30 +46,38 @@ export class RedisStateStore implements StateStore {
   }
 
   /**
-   * Connects, subscribes to ended ids and loads those Redis remembers, then returns. Rejects with
-   * StoreUnavailableError when Redis cannot be reached within the timeout (it does not fall back to memory).
+   * Connects, subscribes to ended ids and loads those Redis remembers, then returns. When Redis cannot be
+   * reached within the timeout: with `wait` (the default) rejects with StoreUnavailableError (it does not
+   * fall back to memory); without, returns a store that is down and comes up by itself when Redis does.
    */
-  static async open(options: RedisStoreOptions): Promise<RedisStateStore> {
-    const link = await RedisLink.open({
-      url: options.url,
-      description: options.description,
-      timeoutMs: options.timeoutMs,
-      connectionName: `toolpacks:${options.name}`,
-      ...(options.onHealth && { onHealth: options.onHealth }),
-    });
+  static async open(options: RedisStoreOptions, wait = true): Promise<RedisStateStore> {
+    const link = await RedisLink.open(
+      {
+        url: options.url,
+        description: options.description,
+        timeoutMs: options.timeoutMs,
+        connectionName: `toolpacks:${options.name}`,
+        ...(options.onHealth && { onHealth: options.onHealth }),
+      },
+      wait,
+    );
     const store = new RedisStateStore(link, options);
     const channel = store.channel;
     link.sub.on("message", (from: string, d: string) => {
       if (from === channel) store.ended.addDigest(d);
     });
-    try {
-      await store.listen();
-    } catch (e) {
-      link.close();
-      throw e;
+    if (link.health() === "up") {
+      try {
+        await store.listen();
+      } catch (e) {
+        if (wait) {
+          link.close();
+          throw e;
+        }
+      }
     }
-    // After a reconnect: subscribe again, then reload what was ended meanwhile. Subscribing first means an id
-    // ended between the two steps arrives by one path or the other.
+    // After a reconnect (or the first connect of a store opened down): subscribe again, then reload what was
+    // ended meanwhile. Subscribing first means an id ended between the two steps arrives by one path or the other.
     link.sub.on("ready", () => void store.listen().catch(() => {}));
     link.main.on("ready", () => void store.recover().catch(() => {}));
     return store;
@@ -119,6 +128,12 @@ export class RedisStateStore implements StateStore {
   async clear(owner: string): Promise<void> {
     checkOwner(owner);
     await this.script("clear", CLEAR, [owner]);
+  }
+
+  async next(owner: string, counter: string, ttlMs: number): Promise<number> {
+    checkOwner(owner, counter);
+    checkTtl(ttlMs);
+    return Number(await this.script("next", NEXT, [owner, counter, ttlMs]));
   }
 
   async usage(owner: string): Promise<StateUsage> {

@@ -51,6 +51,8 @@ export type StoreHealth = "up" | "down";
 export interface StateStore {
   /** "memory", or the Redis URL with its password redacted. For logs and errors. */
   readonly description: string;
+  /** True when other replicas see the same values and ended ids (Redis); false for process memory. */
+  readonly shared: boolean;
 
   /**
    * Stores a value under `owner`/`key` (replacing one there) for `ttlMs`. Its stored size counts against
@@ -65,8 +67,13 @@ export interface StateStore {
   list(owner: string): Promise<readonly ValueInfo[]>;
   /** Removes one value; true when it was there. */
   delete(owner: string, key: string): Promise<boolean>;
-  /** Removes every value of an owner (its session ended). */
+  /** Removes every value of an owner (its session ended), and its counters. */
   clear(owner: string): Promise<void>;
+  /**
+   * The next number (1, 2, …) of one of an owner's counters, unique across replicas: what names a value
+   * (`files/read_file/3`). A counter lives `ttlMs` after its last use (Redis) or until `clear`.
+   */
+  next(owner: string, counter: string, ttlMs: number): Promise<number>;
   usage(owner: string): Promise<StateUsage>;
 
   /**

@@ -19,20 +19,22 @@ export function planTracing(
   env: Readonly<Record<string, string | undefined>>,
 ): TracingPlan | undefined {
   if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === "true") return undefined;
-  let url: string | undefined;
+  let written: string | undefined;
   let where = "tracing.endpoint";
-  if (config?.endpoint) url = tracesUrl(config.endpoint);
+  if (config?.endpoint) written = config.endpoint;
   else if (env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) {
-    url = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
+    written = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
     where = "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT";
   } else if (env.OTEL_EXPORTER_OTLP_ENDPOINT) {
-    url = tracesUrl(env.OTEL_EXPORTER_OTLP_ENDPOINT);
+    written = env.OTEL_EXPORTER_OTLP_ENDPOINT;
     where = "OTEL_EXPORTER_OTLP_ENDPOINT";
   }
-  if (!url) return undefined;
-  if (!/^https?:\/\/[^/]/.test(url) || !URL.canParse(url)) {
-    throw new SettingError(where, `"${url}" is not an http(s) URL`, "e.g. http://otel-collector:4318");
+  if (!written) return undefined;
+  if (!/^https?:\/\/[^/]/.test(written) || !URL.canParse(written)) {
+    throw new SettingError(where, `"${written}" is not an http(s) URL`, "e.g. http://otel-collector:4318");
   }
+  // The traces variable is the full URL; a base endpoint gets the signal path.
+  const url = where === "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT" ? written : tracesUrl(written);
   const ratio = config?.sample_ratio ?? 1;
   if (!(ratio >= 0 && ratio <= 1)) {
     throw new SettingError(

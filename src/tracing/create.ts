@@ -1,5 +1,5 @@
 /** @module Tracing on or off. Off, nothing of OpenTelemetry is loaded, and every span is a shared no-op. */
-import { planTracing } from "./config.js";
+import { planTracing, type TracingPlan } from "./config.js";
 import { NOOP_TRACING } from "./noop.js";
 import type { Tracing, TracingConfig } from "./types.js";
 
@@ -22,4 +22,11 @@ export async function createTracing(
   if (!plan) return NOOP_TRACING;
   const { OtelTracing } = await import("./otel.js");
   return new OtelTracing(plan, options.serviceVersion ?? "0.0.0");
+}
+
+/** The tracing of a compiled plan (`catalog.tracing`): the no-op tracing when there is none. */
+export async function tracingFor(plan: TracingPlan | undefined, serviceVersion: string): Promise<Tracing> {
+  if (!plan) return NOOP_TRACING;
+  const { OtelTracing } = await import("./otel.js");
+  return new OtelTracing(plan, serviceVersion);
 }

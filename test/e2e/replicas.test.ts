@@ -1,12 +1,9 @@
 /** Two replicas behind a real nginx, round-robin: one session's calls land on both, and survive one dying. */
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
-import { createServer } from "node:net";
-import { join } from "node:path";
+import { readFileSync } from "node:fs";
 import { afterAll, describe, expect, test } from "vitest";
+import { NGINX, startNginx as startNginxProcess } from "../helpers/nginx.js";
 import { FIXTURE, httpClient, type Served, serve, tempDir } from "../helpers/proc.js";
 
-const NGINX = ["/usr/sbin/nginx", "/usr/bin/nginx"].find((p) => existsSync(p));
 const tmp = tempDir();
 const stops: (() => Promise<unknown>)[] = [];
 afterAll(async () => {
@@ -14,68 +11,10 @@ afterAll(async () => {
   tmp.cleanup();
 });
 
-function freePort(): Promise<number> {
-  return new Promise((ok) => {
-    const s = createServer().listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => ok(port));
-    });
-  });
-}
-
-async function startNginx(backends: string[]): Promise<{ base: string; log: string; proc: ChildProcess }> {
-  const port = await freePort();
-  const log = join(tmp.dir, "access.log");
-  for (const d of ["body", "proxy", "fastcgi", "uwsgi", "scgi"])
-    execFileSync("mkdir", ["-p", join(tmp.dir, d)]);
-  const conf = tmp.file(
-    "nginx.conf",
-    `
-worker_processes 1;
-pid ${tmp.dir}/nginx.pid;
-error_log ${tmp.dir}/error.log warn;
-events { worker_connections 1024; }
-http {
-  log_format up '$request_method $upstream_addr $status';
-  access_log ${log} up;
-  client_body_temp_path ${tmp.dir}/body;
-  proxy_temp_path ${tmp.dir}/proxy;
-  fastcgi_temp_path ${tmp.dir}/fastcgi;
-  uwsgi_temp_path ${tmp.dir}/uwsgi;
-  scgi_temp_path ${tmp.dir}/scgi;
-  upstream toolpacks {
-${backends.map((b) => `    server ${b} max_fails=1 fail_timeout=30s;`).join("\n")}
-    keepalive 16;
-  }
-  server {
-    listen 127.0.0.1:${port};
-    location / {
-      proxy_pass http://toolpacks;
-      proxy_http_version 1.1;
-      proxy_set_header Connection "";
-      proxy_set_header Host $host;
-      proxy_buffering off;
-      proxy_read_timeout 1h;
-      proxy_next_upstream error timeout http_502;
-    }
-  }
-}
-`,
-  );
-  const proc = spawn(NGINX!, ["-c", conf, "-g", "daemon off;"], { stdio: ["ignore", "ignore", "pipe"] });
-  stops.push(async () => {
-    proc.kill("SIGTERM");
-    await new Promise((r) => proc.once("exit", r));
-  });
-  for (let i = 0; i < 100; i++) {
-    const up = await fetch(`http://127.0.0.1:${port}/healthz`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (up) break;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return { base: `http://127.0.0.1:${port}`, log, proc };
+async function startNginx(backends: string[]) {
+  const lb = await startNginxProcess(backends);
+  stops.push(() => lb.stop());
+  return lb;
 }
 
 // nginx comes from Debian's package, which .ci/run installs; on a machine without it this file cannot run.

@@ -133,6 +133,29 @@ describe("redis store when Redis is away", () => {
     expect(`${err.message} ${String(err.cause)}`).not.toContain("hunter2");
   });
 
+  test("opened without waiting while Redis is away, a store is down, fails typed, and comes up by itself when Redis starts", async () => {
+    const later = await startRedis();
+    await later.stop();
+    try {
+      const health: string[] = [];
+      const plan = planState({ store: later.url }, "late", {});
+      const s = await openStateStore(plan, { wait: false, onHealth: (h) => health.push(h) });
+      opened.push(s);
+      expect(s.health()).toBe("down");
+      expect(await outcome(s.get("o", "k"))).toBeInstanceOf(StoreUnavailableError);
+      await later.start();
+      await until(() => s.health() === "up");
+      expect(await s.put("o", "k", text(10), TTL)).toMatchObject({ stored: true });
+      // It listens for ended ids once connected.
+      const other = await open(later.url, "late");
+      await other.end("tp1.ended-elsewhere");
+      await until(() => s.isEnded("tp1.ended-elsewhere"));
+      expect(health).toEqual(["down", "up"]);
+    } finally {
+      await later.cleanup();
+    }
+  });
+
   test("a wrong password is refused at open, and the error does not carry it", async () => {
     const locked = await startRedis({ password: "right-password" });
     try {

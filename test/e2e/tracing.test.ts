@@ -8,7 +8,8 @@ import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createTracing } from "../../src/tracing/create.js";
 import type { Tracing } from "../../src/tracing/types.js";
-import { ROOT, tempDir } from "../helpers/proc.js";
+import { ROOT, serve, tempDir } from "../helpers/proc.js";
+import { openSession, request } from "../helpers/wire.js";
 
 interface OtlpValue {
   stringValue?: string;
@@ -34,6 +35,39 @@ const CLIENT = 3;
 const STATUS_ERROR = 2;
 const CALLER_TRACE = "4bf92f3577b34da6a3ce929d0e0e4736";
 const CALLER_SPAN = "00f067aa0ba902b7";
+const HEADER_TRACE = "0af7651916cd43dd8448eb211c80319c";
+const HEADER_SPAN = "b7ad6b7169203331";
+
+/** One 2026-07-28 request over HTTP (no session): its envelope in `_meta`, its standard headers and `extra`. */
+async function modernCall(url: string, name: string, extra: Record<string, string>) {
+  const res = await fetch(url, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": "2026-07-28",
+      "mcp-method": "tools/call",
+      "mcp-name": name,
+      ...extra,
+    },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 7,
+      method: "tools/call",
+      params: {
+        name,
+        arguments: {},
+        _meta: {
+          "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+          "io.modelcontextprotocol/clientCapabilities": {},
+        },
+      },
+    }),
+  });
+  const text = await res.text();
+  const line = text.split("\n").find((l) => l.startsWith("data:"));
+  return JSON.parse(line ? line.slice(5) : text) as { result?: { content: { text: string }[] } };
+}
 
 /** A minimal OTLP/HTTP (JSON) traces receiver: what the exporter really sends, decoded. */
 const received: Received[] = [];
@@ -176,6 +210,75 @@ describe("tracing to an OTLP/HTTP receiver", () => {
       code: STATUS_ERROR,
       message: expect.stringContaining("no such resource"),
     });
+  });
+});
+
+describe("tracing through the real CLI", () => {
+  const tmp = tempDir();
+  afterAll(() => tmp.cleanup());
+
+  test("a 2025 call with a traceparent in _meta, and a 2026-07-28 call with a traceparent header: each a SERVER span under the client's span, a CLIENT span under it, and the upstream continues the client's trace", async () => {
+    const config = tmp.file(
+      "packs.yaml",
+      `tracing: { endpoint: "${endpoint}", service_name: toolpacks-cli }
+upstreams:
+  probe: { command: node, args: ["${join(ROOT, "test/helpers/probe-server.mjs")}"] }
+`,
+    );
+    const served = await serve([config]);
+    let upstreamMeta: Record<string, unknown>;
+    let modernMeta: Record<string, unknown>;
+    try {
+      const url = served.url();
+      const { session } = await openSession(url);
+      const meta = { traceparent: `00-${CALLER_TRACE}-${CALLER_SPAN}-01`, tracestate: "vendor=abc" };
+      const { answer } = await request(url, session, 5, "tools/call", {
+        name: "echo_meta",
+        arguments: {},
+        _meta: meta,
+      });
+      upstreamMeta = JSON.parse((answer.result as { content: { text: string }[] }).content[0]!.text);
+      // A 2026-07-28 request (no session) whose trace context comes in the W3C header.
+      const modern = await modernCall(url, "echo_meta", {
+        traceparent: `00-${HEADER_TRACE}-${HEADER_SPAN}-01`,
+      });
+      modernMeta = JSON.parse(modern.result!.content[0]!.text);
+    } finally {
+      // Shutting down flushes the spans still batched.
+      expect(await served.stop()).toBe(0);
+    }
+    const ours = received.filter((r) => r.service === "toolpacks-cli" && r.span.traceId === CALLER_TRACE);
+    const server = ours.find((r) => r.span.kind === SERVER && r.span.name === "tools/call echo_meta");
+    const client = ours.find((r) => r.span.kind === CLIENT);
+    expect(server?.span.parentSpanId).toBe(CALLER_SPAN);
+    expect(server?.attrs).toMatchObject({
+      "mcp.method.name": "tools/call",
+      "gen_ai.tool.name": "echo_meta",
+      "jsonrpc.request.id": "5",
+      "network.transport": "tcp",
+      "mcp.protocol.version": "2025-11-25",
+      "toolpacks.upstream": "probe",
+    });
+    expect(server?.attrs["mcp.session.id"]).toMatch(/^[0-9a-f]{12}$/);
+    expect(client?.span).toMatchObject({ name: "tools/call echo_meta", parentSpanId: server?.span.spanId });
+    expect(client?.attrs).toMatchObject({ "network.transport": "pipe", "toolpacks.upstream": "probe" });
+    // Exactly these two spans for the call: the initialize and notifications are no part of its trace.
+    expect(ours).toHaveLength(2);
+    expect(upstreamMeta!).toEqual({
+      traceparent: `00-${CALLER_TRACE}-${client?.span.spanId}-01`,
+      tracestate: "vendor=abc",
+    });
+    const modern = received.filter((r) => r.service === "toolpacks-cli" && r.span.traceId === HEADER_TRACE);
+    const modernServer = modern.find((r) => r.span.kind === SERVER);
+    const modernClient = modern.find((r) => r.span.kind === CLIENT);
+    expect(modernServer?.span).toMatchObject({ name: "tools/call echo_meta", parentSpanId: HEADER_SPAN });
+    expect(modernServer?.attrs).toMatchObject({
+      "mcp.protocol.version": "2026-07-28",
+      "jsonrpc.request.id": "7",
+      "network.transport": "tcp",
+    });
+    expect(modernClient?.span.parentSpanId).toBe(modernServer?.span.spanId);
+    expect(modernMeta!.traceparent).toBe(`00-${HEADER_TRACE}-${modernClient?.span.spanId}-01`);
   });
 });
 

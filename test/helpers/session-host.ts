@@ -14,6 +14,7 @@ import { silentLogger } from "../../src/log.js";
 import { getOrCreate } from "../../src/maps.js";
 import { createRequestStateCodec } from "../../src/modern/request-state.js";
 import { BridgeTable } from "../../src/proxy/bridge.js";
+import { HandleStore } from "../../src/proxy/handles.js";
 import type { Params, SessionHost, UpstreamLink } from "../../src/proxy/host.js";
 import type { Peer } from "../../src/proxy/peer.js";
 import { Session } from "../../src/proxy/session.js";
@@ -21,6 +22,11 @@ import { Traffic } from "../../src/proxy/traffic.js";
 import { toolsetsReport } from "../../src/report.js";
 import { resolve } from "../../src/resolve.js";
 import { select } from "../../src/selection.js";
+import { DEFAULT_LIMITS } from "../../src/state/config.js";
+import { MemoryStateStore } from "../../src/state/memory.js";
+import type { StateStore } from "../../src/state/types.js";
+import { NOOP_TRACING } from "../../src/tracing/noop.js";
+import type { Tracing } from "../../src/tracing/types.js";
 import type { ForwardOptions } from "../../src/upstream/forward.js";
 import { type InstanceRef, sessionRef, sharedRef } from "../../src/upstream/instance.js";
 
@@ -62,7 +68,6 @@ export class FakeHost implements SessionHost {
   readonly traffic: Traffic;
   readonly seen: Seen[] = [];
   capture = true;
-  readonly stateMaxBytes = 1 << 20;
   readonly cacheTtlMs = 60_000;
   readonly bridges = new BridgeTable();
   readonly requestStates = createRequestStateCodec({
@@ -71,10 +76,20 @@ export class FakeHost implements SessionHost {
     now: () => this.clock,
   });
   clock = 1_000;
+  /** The state store (memory on the fake clock unless a test gives another) and the handles on it. */
+  readonly state: StateStore;
+  readonly handles: HandleStore;
+  tracing: Tracing = NOOP_TRACING;
   script: Script = () => ({ content: [{ type: "text", text: "ok" }] });
   private readonly links = new Map<string, FakeLink>();
 
-  constructor(readonly catalog: Catalog) {
+  constructor(
+    readonly catalog: Catalog,
+    state?: StateStore,
+  ) {
+    const limits = { ...DEFAULT_LIMITS, maxOwnerBytes: 1 << 20 };
+    this.state = state ?? new MemoryStateStore({ limits, now: () => this.clock });
+    this.handles = new HandleStore({ store: this.state, maxOwnerBytes: 1 << 20, logger: silentLogger });
     this.traffic = new Traffic({
       users: (ref) => [...this.sessions].filter((s) => s.refs.get(ref.upstream)?.id === ref.id) as Peer[],
       upstream: (name) => catalog.upstreams.get(name),
@@ -102,12 +117,14 @@ export class FakeHost implements SessionHost {
   /**
    * A session for `query`, every upstream ready with `offers`; per-session upstreams get their own instance.
    * With a principal, the selection is what it may have (toolsets it does not meet are forbidden).
+   * `stateOwner` as a 2026-07-28 context is given one (default: the session's own).
    */
   open(
     query: string,
     offers: Record<string, Partial<Offer>>,
     key = `k${this.sessions.size}`,
     principal?: Principal,
+    stateOwner?: string | null,
   ): Session {
     const selected = select(this.catalog, query);
     if (!selected.ok) throw new Error(selected.error);
@@ -127,6 +144,7 @@ export class FakeHost implements SessionHost {
       sessionKey: key,
       credentials: { names: [], values: {} },
       principal,
+      ...(stateOwner !== undefined ? { stateOwner } : {}),
     });
     this.sessions.add(session);
     return session;

@@ -96,17 +96,37 @@ export function describeStateStoreContract(name: string, harness: ContractHarnes
       expect(await s.get(A, "small")).toBeDefined();
     });
 
-    test("the total budget evicts the putting owner's oldest first, then the oldest of other owners", async () => {
-      const s = await open({ maxOwnerBytes: 4096, maxTotalBytes: 6000 });
-      await s.put(A, "a1", text(2000), TTL);
-      await s.put(A, "a2", text(2000), TTL);
-      await s.put(B, "b1", text(1500), TTL);
-      expect(await s.put(B, "b2", text(1500), TTL)).toMatchObject({ stored: true, evicted: ["b1"] });
-      expect((await s.list(A)).map((v) => v.key)).toEqual(["a1", "a2"]);
-      expect(await s.put(C, "c1", text(1500), TTL)).toMatchObject({ stored: true, evicted: [] });
-      expect((await s.list(A)).map((v) => v.key)).toEqual(["a2"]);
-      expect(await s.get(A, "a1")).toBeUndefined();
-      expect((await s.usage(C)).total).toBeLessThanOrEqual(6000);
+    test("past the total budget the owner holding the most gives up its oldest values, so a newcomer can keep some", async () => {
+      // Stored sizes: text(1400) 1434 bytes, text(1000) 1034, text(500) 533.
+      const s = await open({ maxOwnerBytes: 4096, maxTotalBytes: 5000 });
+      const keys = async (o: string) => (await s.list(o)).map((v) => v.key);
+      await s.put(A, "a1", text(1400), TTL);
+      await s.put(A, "a2", text(1400), TTL);
+      await s.put(B, "b1", text(1000), TTL);
+      await s.put(B, "b2", text(1000), TTL);
+      // B's put is paid by A, which holds the most.
+      expect(await s.put(B, "b3", text(500), TTL)).toMatchObject({ stored: true, evicted: [] });
+      expect(await keys(A)).toEqual(["a2"]);
+      // A newcomer's is paid by B, which holds the most now.
+      expect(await s.put(C, "c1", text(1000), TTL)).toMatchObject({ stored: true, evicted: [] });
+      expect(await keys(B)).toEqual(["b2", "b3"]);
+      await s.put(A, "a3", text(1400), TTL);
+      expect(await keys(B)).toEqual(["b3"]);
+      // The owner holding the most pays for its own put, and is told which of its values went.
+      expect(await s.put(A, "a4", text(1400), TTL)).toMatchObject({ stored: true, evicted: ["a2"] });
+      expect(await keys(A)).toEqual(["a3", "a4"]);
+      expect((await s.usage(A)).total).toBeLessThanOrEqual(5000);
+    });
+
+    test("among owners holding the same, the one whose oldest value is oldest gives one up first", async () => {
+      const s = await open({ maxOwnerBytes: 2048, maxTotalBytes: 3200 });
+      await s.put(C, "c1", text(1000), TTL);
+      await s.put(A, "a1", text(1000), TTL);
+      await s.put(B, "b1", text(1000), TTL);
+      await s.put(B, "b2", text(100), TTL);
+      expect(await s.get(C, "c1")).toBeUndefined();
+      expect(await s.get(A, "a1")).toBeDefined();
+      expect(await s.get(B, "b1")).toBeDefined();
     });
 
     test("a value past its TTL is gone from get, list and usage", async () => {
@@ -130,6 +150,30 @@ export function describeStateStoreContract(name: string, harness: ContractHarnes
       expect(await s.list(A)).toEqual([]);
       expect(await s.usage(A)).toEqual({ owner: 0, total: b.size });
       expect(await s.get(B, "1")).toBeDefined();
+    });
+
+    test("a counter counts from 1 per owner and name, and starts again once its owner is cleared", async () => {
+      const s = await open();
+      expect([await s.next(A, "files/read", TTL), await s.next(A, "files/read", TTL)]).toEqual([1, 2]);
+      expect(await s.next(A, "files/write", TTL)).toBe(1);
+      expect(await s.next(B, "files/read", TTL)).toBe(1);
+      await s.clear(A);
+      expect(await s.next(A, "files/read", TTL)).toBe(1);
+      expect(await s.next(B, "files/read", TTL)).toBe(2);
+    });
+
+    test("a text kept beside its structure (its JSON, indented JSON, or one of its fields) is stored once", async () => {
+      const s = await open();
+      const rows = Array.from({ length: 300 }, (_, i) => ({ id: i, name: `row ${i}` }));
+      const file = "línea ✓\n".repeat(2000);
+      for (const [key, text, structured] of [
+        ["indented", JSON.stringify({ rows }, null, 2), { rows }],
+        ["field", file, { content: file }],
+      ] as const) {
+        const put = await s.put(A, key, { text, structured, bytes: text.length, meta: {} }, TTL);
+        expect(put.size).toBeLessThan(Buffer.byteLength(JSON.stringify(structured)) + 200);
+        expect(await s.get(A, key)).toEqual({ text, structured, bytes: text.length, meta: {} });
+      }
     });
 
     test("an ended session id is ended at once, synchronously; other ids are not", async () => {

@@ -3,8 +3,6 @@ import { describe, expect, test } from "vitest";
 import { createAuthenticator } from "../../src/auth/index.js";
 import { rebindingProblem } from "../../src/http/guard.js";
 import { signSessionId, verifySessionId } from "../../src/http/session-id.js";
-import { HandleStore } from "../../src/proxy/handles.js";
-import type { Route } from "../../src/resolve.js";
 import { BACKOFF_CAP_MS, backoffDelay } from "../../src/upstream/backoff.js";
 
 const req = (headers: Record<string, string>) => ({ headers }) as unknown as IncomingMessage;
@@ -57,47 +55,6 @@ describe("signed session ids", () => {
       expect(verifySessionId(stray, "secret-one")).toBeUndefined();
     }
     expect(verifySessionId(id, "secret-one")).toMatchObject(seed);
-  });
-});
-
-describe("handles", () => {
-  const route = {
-    kind: "tool",
-    name: "read",
-    upstream: "fs",
-    original: "read",
-    toolsets: ["files"],
-    definition: { name: "read" },
-    captureOverBytes: 10,
-  } as Route;
-  const big = (n: number) => ({ content: [{ type: "text", text: "x".repeat(n) }] });
-  test("an error result or a small one is captured", () => {
-    const store = new HandleStore(1000);
-    expect(store.capture(route, { ...big(50), isError: true })).toEqual({ ...big(50), isError: true });
-    expect(store.capture(route, big(5))).toEqual(big(5));
-    expect(store.size).toBe(0);
-  });
-  test("a string parameter gets structured data, or an object parameter gets text", () => {
-    const store = new HandleStore(10_000);
-    store.capture(route, {
-      content: [{ type: "text", text: '{"a":[1,2]}'.padEnd(40) }],
-      structuredContent: { a: [1, 2], pad: "y".repeat(20) },
-    });
-    const def = {
-      name: "t",
-      inputSchema: { type: "object", properties: { s: { type: "string" }, o: { type: "object" } } },
-    };
-    expect(store.substitute(def, { s: "@state:files/read/1", o: "@state:files/read/1", x: 1 })).toEqual({
-      s: '{"a":[1,2]}'.padEnd(40),
-      o: { a: [1, 2], pad: "y".repeat(20) },
-      x: 1,
-    });
-  });
-  test("a value larger than the session budget evicts everything else", () => {
-    const store = new HandleStore(100);
-    store.capture(route, big(60));
-    expect(store.capture(route, big(500))).toEqual(big(500));
-    expect(store.size).toBe(1);
   });
 });
 
