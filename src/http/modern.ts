@@ -16,6 +16,7 @@ import { requestDigest, stateRefusal } from "../modern/request-state.js";
 import type { WireRefusal } from "../modern/wire.js";
 import { modernClient } from "../proxy/clients.js";
 import type { Gateway } from "../proxy/gateway.js";
+import { BEARER_OWNER } from "../proxy/handles.js";
 import { bindingOf, type Credentials, credentialsOf } from "../proxy/instances.js";
 import type { Session } from "../proxy/session.js";
 import { TooManyInstances } from "../upstream/pool.js";
@@ -213,7 +214,7 @@ export class ModernEndpoint {
       const sessionKey = ephemeral ? randomUUID() : `2026-07-28\u0000${key}`;
       // Captured values belong to the credential values and identity (any selection, any replica), never to a
       // context that callers with neither share: those capture nothing (SPEC §8.5).
-      const stateOwner = anonymous && !principal ? null : this.gateway.handles.credentialOwner(owner);
+      const stateOwner = anonymous && !principal ? BEARER_OWNER : this.gateway.handles.credentialOwner(owner);
       const session = await this.gateway.open(
         selection,
         req.headers,

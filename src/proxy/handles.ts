@@ -39,11 +39,31 @@ export function sessionOwner(sessionKey: string): string {
   return `s.${createHash("sha256").update(sessionKey).digest("base64url")}`;
 }
 
-/** A request with no owner (a 2026-07-28 caller without credentials) neither captures nor uses handles. */
+/**
+ * The owner given for a 2026-07-28 request with neither credential values nor identity: each value it
+ * captures belongs to whoever holds its handle, which carries 128 random bits (`@state:~RANDOM/scope`).
+ */
+export const BEARER_OWNER = "*";
+const BEARER_MARK = "~";
+
+/** A fresh 128-bit name: what makes a handle that is not a session's unguessable. */
+const randomName = () => randomBytes(16).toString("base64url");
+/** The store owner of one bearer value: a digest of its random name (the name is never a store key). */
+const bearerOwner = (name: string) => `b.${createHash("sha256").update(name).digest("base64url")}`;
+
+/** Where a handle's value lives: a bearer handle names its own owner; any other is the caller's. */
+function locate(owner: string, key: string): { owner: string; key: string } {
+  if (!key.startsWith(BEARER_MARK)) return { owner, key };
+  const slash = key.indexOf("/");
+  if (slash < 0) return { owner: bearerOwner(key.slice(1)), key: "" };
+  return { owner: bearerOwner(key.slice(1, slash)), key: key.slice(slash + 1) };
+}
+
+/** A request with no owner (a `--stateless` request) neither captures nor uses handles. */
 function noOwner(what: string): Error {
   return rpcError(
     ErrorCode.InvalidParams,
-    `${what}: this request has no captured values (toolpacks keeps them for a session, or for the credential values a 2026-07-28 request carries, and this one carries none)`,
+    `${what}: this request has no captured values (toolpacks keeps them for a session, or for a 2026-07-28 request's credential values or identity)`,
   );
 }
 
@@ -124,8 +144,21 @@ export class HandleStore {
     };
     let key: string;
     try {
-      key = `${scope}/${await this.options.store.next(owner, scope, this.ttlMs)}`;
-      const put = await this.options.store.put(owner, key, value, this.ttlMs);
+      // A session's handles count up (they are its own); any other owner's carry 128 random bits, and a
+      // bearer value is stored under a digest of its name (the name itself is in no store key).
+      let into = owner;
+      let stored: string;
+      if (owner === BEARER_OWNER) {
+        const name = randomName();
+        into = bearerOwner(name);
+        stored = scope;
+        key = `${BEARER_MARK}${name}/${scope}`;
+      } else if (owner.startsWith("s.")) {
+        key = stored = `${scope}/${await this.options.store.next(owner, scope, this.ttlMs)}`;
+      } else {
+        key = stored = `${scope}/${randomName()}`;
+      }
+      const put = await this.options.store.put(into, stored, value, this.ttlMs);
       this.quiet = false;
       // A value larger than a whole budget is not kept: the model gets it as the upstream sent it.
       if (!put.stored) return result;
@@ -197,6 +230,10 @@ export class HandleStore {
     if (owner === undefined) throw noOwner(INSPECT_TOOL);
     const raw = typeof args.handle === "string" ? args.handle : undefined;
     const store = this.options.store;
+    // A caller without credentials or identity holds no list: only the handles it was given.
+    if (!raw && owner === BEARER_OWNER) {
+      return reply({ handles: [], total_bytes: 0, max_bytes: this.options.maxOwnerBytes });
+    }
     if (!raw) {
       try {
         const [values, usage] = await Promise.all([store.list(owner), store.usage(owner)]);
@@ -219,12 +256,15 @@ export class HandleStore {
 
   /** Drops every value of an owner (its session ended). A store that is down is left to the values' TTL. */
   async forget(owner: string | undefined): Promise<void> {
-    if (owner !== undefined) await this.options.store.clear(owner).catch(() => {});
+    if (owner !== undefined && owner !== BEARER_OWNER) await this.options.store.clear(owner).catch(() => {});
   }
 
   private async read(owner: string, handle: string, what: string): Promise<StoredValue | undefined> {
     try {
-      return await this.options.store.get(owner, handle.slice(HANDLE_PREFIX.length));
+      const at = locate(owner, handle.slice(HANDLE_PREFIX.length));
+      // A caller without an owner of its own holds only bearer handles.
+      if (at.owner === BEARER_OWNER) return undefined;
+      return await this.options.store.get(at.owner, at.key);
     } catch (e) {
       if (e instanceof StoreUnavailableError) throw unavailable(e, `${handle} (${what}) cannot be read`);
       throw e;

@@ -7,7 +7,7 @@ import { describe, expect, test } from "vitest";
 import { silentLogger } from "../../src/log.js";
 import { modernClient } from "../../src/proxy/clients.js";
 import { Gateway } from "../../src/proxy/gateway.js";
-import { HandleStore } from "../../src/proxy/handles.js";
+import { BEARER_OWNER, HandleStore } from "../../src/proxy/handles.js";
 import { bindingOf } from "../../src/proxy/instances.js";
 import { DEFAULT_LIMITS } from "../../src/state/config.js";
 import { MemoryStateStore } from "../../src/state/memory.js";
@@ -337,25 +337,57 @@ describe("who owns what a 2026-07-28 request captures", () => {
     await runModern(b, { name: "read", arguments: {} });
     await runModern(a, { name: "read", arguments: {} });
     expect((await host.state.usage(mine)).owner).toBeLessThanOrEqual(12_000);
-    expect((await host.state.list(mine)).map((v) => v.key)).toEqual(["files/read/2", "files/read/3"]);
+    const kept = (await host.state.list(mine)).map((v) => v.key);
+    expect(kept).toHaveLength(2);
+    expect(kept).not.toContain(first.slice("@state:".length));
     expect((await runModern(b, { name: "write", arguments: { content: first } })).error?.code).toBe(-32602);
   });
 
-  test("a context of callers without credentials has no owner: a large result comes back whole, a handle is refused", async () => {
+  test("a caller without credentials or identity gets a bearer handle: 128 random bits, honoured for whoever holds it, listed to no one", async () => {
+    const host = new FakeHost(catalogOf(CATALOG));
+    host.script = (_m, params) => (params.name === "read" ? big : { content: [{ type: "text", text: "w" }] });
+    const [one, other] = [
+      host.open("", OFFERS, "ctx-anon-1", undefined, BEARER_OWNER),
+      host.open("", OFFERS, "ctx-anon-2", undefined, BEARER_OWNER),
+    ];
+    const answer = await runModern(one, { name: "read", arguments: {} });
+    const { handle } = (answer.result!._meta as { "toolpacks/handle": { handle: string } })[
+      "toolpacks/handle"
+    ];
+    // "@state:~" + 22 base64url characters (128 bits) + "/" + scope.
+    expect(handle).toMatch(/^@state:~[\w-]{22}\/files\/read$/);
+    const again = await runModern(one, { name: "read", arguments: {} });
+    expect(
+      (again.result!._meta as { "toolpacks/handle": { handle: string } })["toolpacks/handle"].handle,
+    ).not.toBe(handle);
+    // Whoever holds it may use it, from another context too.
+    expect((await runModern(other, { name: "write", arguments: { content: handle } })).result).toBeDefined();
+    expect(host.seen.at(-1)!.params.arguments).toEqual({ content: "x".repeat(5000) });
+    // A counter-shaped or altered handle names nothing.
+    for (const guess of ["@state:files/read/1", `${handle.slice(0, -12)}X/files/read`]) {
+      const refused = await runModern(other, { name: "write", arguments: { content: guess } });
+      expect(refused.error).toMatchObject({
+        code: -32602,
+        message: expect.stringMatching(/Unknown or expired handle/),
+      });
+    }
+    // inspect_state lists nothing to a bearer caller, yet reads a handle it names.
+    const listed = await runModern(other, { name: "inspect_state", arguments: {} });
+    expect(JSON.parse((listed.result!.content as { text: string }[])[0]!.text)).toMatchObject({
+      handles: [],
+    });
+    const read = await runModern(other, { name: "inspect_state", arguments: { handle } });
+    expect(read.result!.isError).not.toBe(true);
+  });
+
+  test("a credential owner's handles carry 128 random bits, not a counter", async () => {
     const host = new FakeHost(catalogOf(CATALOG));
     host.script = () => big;
-    const anonymous = host.open("", OFFERS, "ctx-anon", undefined, null);
-    const answer = await runModern(anonymous, { name: "read", arguments: {} });
-    expect(answer.result).toMatchObject(big);
-    expect(answer.result!._meta).not.toHaveProperty("toolpacks/handle");
-    const refused = await runModern(anonymous, {
-      name: "write",
-      arguments: { content: "@state:files/read/1" },
-    });
-    expect(refused.error).toMatchObject({
-      code: -32602,
-      message: expect.stringMatching(/no captured values/),
-    });
-    expect(host.seen.filter((s) => s.method === "tools/call")).toHaveLength(1);
+    const ctx = host.open("", OFFERS, "ctx-cred", undefined, host.handles.credentialOwner("binding"));
+    const answer = await runModern(ctx, { name: "read", arguments: {} });
+    const { handle } = (answer.result!._meta as { "toolpacks/handle": { handle: string } })[
+      "toolpacks/handle"
+    ];
+    expect(handle).toMatch(/^@state:files\/read\/[\w-]{22}$/);
   });
 });
