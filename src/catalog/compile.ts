@@ -6,6 +6,7 @@ import type { LoadedFile } from "../config/load.js";
 import { forwardedTokenErrors, tokensOf } from "./auth.js";
 import { checkCollisions } from "./collisions.js";
 import { deepFreeze } from "./freeze.js";
+import { limitsOf } from "./limits.js";
 import { type Declared, makeMember, sameMember } from "./members.js";
 import { NAME_RULE, nameProblem, parseRef } from "./names.js";
 import { stateDirOf } from "./state-dir.js";
@@ -85,6 +86,7 @@ export function compile(files: readonly LoadedFile[], options: CompileOptions = 
     stateMaxBytes:
       files.find((f) => f.config.state?.max_session_bytes)?.config.state?.max_session_bytes ??
       8 * 1024 * 1024,
+    limits: limitsOf(files),
     stateDir: stateDirOf(files, options.env ?? {}),
     ...(instructions.length ? { instructions: instructions.join("\n\n") } : {}),
     upstreams: finalUpstreams,

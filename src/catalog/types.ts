@@ -1,5 +1,6 @@
 /** @module The compiled, frozen catalog: what the config means, independent of how it was written. */
 import type { UpstreamSpec } from "../config/types.js";
+import type { Limits } from "./limits.js";
 
 /** A tool or prompt is matched by name; a resource member by URI or URI template. */
 export type MemberKind = "tool" | "prompt" | "resource";
@@ -98,6 +99,8 @@ export interface Catalog {
   readonly secrets: ReadonlyMap<string, string>;
   /** Captured bytes one session may hold (oldest evicted first). */
   readonly stateMaxBytes: number;
+  /** Bounds on what clients can make the proxy hold (`limits:`, defaults filled in). */
+  readonly limits: Limits;
   /** Absolute folder for toolpacks' files on disk (instance directories). */
   readonly stateDir: string;
   readonly instructions?: string;

@@ -53,10 +53,22 @@ export interface ToolsetSpec {
   capture?: { over_bytes: number };
 }
 
+/** `limits:` as written (see src/catalog/limits.ts). */
+export interface LimitsSpec {
+  sessions?: number;
+  sessions_per_client?: number;
+  instances_per_minute?: number;
+  batch?: number;
+  requests_per_session?: number;
+  pending_output_bytes?: number;
+  stalled_reader_timeout?: number;
+}
+
 export interface PacksFile {
   name?: string;
   auth?: { tokens: string[] };
   state?: { max_session_bytes?: number };
+  limits?: LimitsSpec;
   instructions?: string;
   public_env?: string[];
   state_dir?: string;

@@ -6,9 +6,12 @@ import {
   LATEST_PROTOCOL_VERSION,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from "@modelcontextprotocol/sdk/types.js";
+import { type Limits, withOverrides } from "../catalog/limits.js";
+import type { Catalog } from "../catalog/types.js";
 import type { Gateway } from "../proxy/gateway.js";
 import { TooManyInstances } from "../upstream/pool.js";
 import { authorized } from "./auth.js";
+import { clientKeyOf, trustedProxies } from "./client-key.js";
 import { rebindingProblem } from "./guard.js";
 import { readMessages } from "./messages.js";
 import { sendJson, sendRpcError } from "./replies.js";
@@ -33,6 +36,10 @@ export interface HandlerOptions {
   readonly sessionSecret?: string;
   /** No sessions: every request is served by a session made for it and closed after it. */
   readonly stateless: boolean;
+  /** Limits that override the config's `limits:` (serve options). */
+  readonly limits?: Partial<Limits>;
+  /** Proxies (addresses or ADDRESS/PREFIX) whose X-Forwarded-For names the client, for per-client limits. */
+  readonly trustedProxies?: readonly string[];
 }
 
 export const defaultHandlerOptions: HandlerOptions = Object.freeze({
@@ -58,14 +65,23 @@ function refuse(res: ServerResponse, r: Refusal): void {
 
 export function createHttpHandler(gateway: Gateway, partial: Partial<HandlerOptions> = {}): McpHttpHandler {
   const options = { ...defaultHandlerOptions, ...partial };
+  const proxies = trustedProxies(options.trustedProxies ?? []);
+  let memo: { catalog: Catalog; limits: Limits } | undefined;
+  const limits = (): Limits => {
+    const catalog = gateway.catalog;
+    if (memo?.catalog !== catalog) memo = { catalog, limits: withOverrides(catalog.limits, options.limits) };
+    return memo.limits;
+  };
   const table = new SessionTable(gateway, {
     sessionIdleMs: options.sessionIdleMs,
     ...(options.sessionSecret ? { sessionSecret: options.sessionSecret } : {}),
+    limits,
+    clientOf: (req) => clientKeyOf(req, { proxies, authenticated: gateway.catalog.tokens.length > 0 }),
   });
   const log = gateway.logger;
 
   async function post(req: IncomingMessage, res: ServerResponse, query: string): Promise<void> {
-    const read = await readMessages(req, res, options.maxBodyBytes);
+    const read = await readMessages(req, res, options.maxBodyBytes, limits().batch);
     if (!read) return;
     const { messages, batch } = read;
     const init = messages.find((m) => (m as { method?: string }).method === "initialize") as

@@ -89,6 +89,11 @@ export class Session implements SessionState {
     return this.current;
   }
 
+  /** A request of this session is in flight. */
+  get busy(): boolean {
+    return this.inflight.size > 0;
+  }
+
   get refs(): ReadonlyMap<string, InstanceRef> {
     return this.currentRefs;
   }
