@@ -4,13 +4,11 @@ import type { IncomingMessage } from "node:http";
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
 import type { Limits } from "../catalog/limits.js";
 import type { Gateway } from "../proxy/gateway.js";
-import { type InstanceSlots, slotsOf } from "../proxy/instance-slots.js";
-import { bindingOf, credentialsOf, refsOf } from "../proxy/instances.js";
+import { bindingOf, credentialsOf } from "../proxy/instances.js";
 import type { Session } from "../proxy/session.js";
 import { TooManyInstances } from "../upstream/pool.js";
-import { isRefused, SessionAdmission } from "./admission.js";
-import type { OutputEvents } from "./output-guard.js";
 import { type SessionSeed, signSessionId, verifySessionId } from "./session-id.js";
+import { refusalOf, SessionLimits } from "./session-limits.js";
 import { HttpSessionTransport } from "./session-transport.js";
 
 export interface Entry {
@@ -57,18 +55,17 @@ export class SessionTable {
   /** Sessions this replica ended (DELETE, expiry): a signed id of one is not rebuilt here. Bounded. */
   private readonly ended = new Set<string>();
   private readonly sweep: NodeJS.Timeout;
-  private readonly admission: SessionAdmission;
-  private readonly slots: InstanceSlots<Session>;
+  private readonly limits: SessionLimits;
 
   constructor(
     private readonly gateway: Gateway,
     private readonly options: TableOptions,
   ) {
-    this.admission = new SessionAdmission(
+    this.limits = new SessionLimits(
+      gateway,
       options.limits,
       (id) => this.entries.get(id)?.transport.idle ?? false,
     );
-    this.slots = slotsOf<Session>(gateway);
     this.sweep = setInterval(() => this.expire(), Math.min(options.sessionIdleMs, 60_000));
     this.sweep.unref();
   }
@@ -101,50 +98,31 @@ export class SessionTable {
     const id = init.id ?? this.newId(query, init.seed ?? {}, binding);
     const digest = sessionDigest(id);
     const client = this.options.clientOf(req);
-    const ticket = this.admission.admit(client);
-    if (isRefused(ticket)) {
-      this.gateway.metrics.limited.inc({ limit: ticket.limit });
-      this.gateway.logger.info("session refused", { limit: ticket.limit });
-      return {
-        status: 503,
-        code: -32000,
-        message: ticket.message,
-        headers: { "retry-after": `${ticket.retryAfter}` },
-      };
-    }
-    for (const old of ticket.evict) {
-      this.gateway.metrics.limited.inc({ limit: "sessions" });
-      this.gateway.logger.info("idle session closed to make room (limits.sessions)", {
-        session: sessionDigest(old),
-      });
-    }
-    await Promise.all(ticket.evict.map((old) => this.drop(old)));
+    const ticket = await this.limits.admit(client, (old) => this.drop(old));
+    if ("status" in ticket) return ticket;
     let session: Session;
     try {
-      const upstreams = this.gateway.upstreamsOf(selection);
-      await this.slots.reserve(refsOf(this.gateway.catalog, upstreams, req.headers, id), client);
+      const refused = await this.limits.instances(selection, req.headers, id, client);
+      if (refused) {
+        ticket.release();
+        return refused;
+      }
       session = await this.gateway.open(selection, req.headers, id, digest);
     } catch (err) {
       ticket.release();
       if (!(err instanceof TooManyInstances)) throw err;
-      return {
-        status: err.status,
-        code: -32000,
-        message: `${err.status === 429 ? "Too Many Requests" : "Service Unavailable"}: ${err.message}`,
-        headers: { "retry-after": `${err.retryAfter}` },
-      };
+      return refusalOf(err);
     }
     ticket.bind(id);
-    const limits = this.options.limits();
-    const transport = new HttpSessionTransport(id, !init.stateless, {
-      maxInFlight: limits.requestsPerSession,
-      output: { pendingBytes: limits.pendingOutputBytes, stalledMs: limits.stalledReaderMs },
-      outputEvents: this.outputEvents(init.stateless ? undefined : digest),
-    });
+    const transport = new HttpSessionTransport(
+      id,
+      !init.stateless,
+      this.limits.transport(init.stateless ? undefined : digest),
+    );
     const entry: Entry = { session, transport, binding, client };
     transport.onclosed = () => {
       if (this.entries.get(id)?.transport === transport) this.entries.delete(id);
-      this.admission.forget(id);
+      this.limits.forget(id);
       void this.gateway.closeSession(session);
     };
     transport.oninitializefailed = () => {
@@ -195,29 +173,8 @@ export class SessionTable {
     if (isRefusal(entry)) return entry;
     if (entry.binding !== this.bindingOfRequest(undefined, req, entry.session)) return this.forbidden();
     entry.session.lastSeen = this.gateway.now();
-    this.admission.touch(id);
+    this.limits.touch(id);
     return entry;
-  }
-
-  /** What a response stream says when its client reads too slowly: logged, counted. */
-  private outputEvents(digest: string | undefined): OutputEvents {
-    const { logger, metrics } = this.gateway;
-    return {
-      dropping: (pending) => {
-        metrics.limited.inc({ limit: "pending_output_bytes" });
-        logger.warn(
-          "a client reads its response too slowly: notifications on it are dropped, progress keeps only the latest (limits.pending_output_bytes)",
-          { session: digest, pending_bytes: pending },
-        );
-      },
-      stalled: (pending, dropped) => {
-        metrics.limited.inc({ limit: "stalled_reader_timeout" });
-        logger.warn(
-          "a client read nothing of its response for limits.stalled_reader_timeout: connection closed",
-          { session: digest, pending_bytes: pending, dropped },
-        );
-      },
-    };
   }
 
   private forbidden(): Refusal {
@@ -243,7 +200,7 @@ export class SessionTable {
     const e = this.entries.get(id);
     if (!e) return;
     this.entries.delete(id);
-    this.admission.forget(id);
+    this.limits.forget(id);
     this.ended.add(id);
     if (this.ended.size > ENDED_REMEMBERED) this.ended.delete(this.ended.values().next().value as string);
     await this.gateway.closeSession(e.session);
