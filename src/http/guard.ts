@@ -4,7 +4,8 @@ import type { IncomingMessage } from "node:http";
 const LOOPBACK = ["localhost", "127.0.0.1", "[::1]", "::1"];
 
 export function isLoopback(host: string): boolean {
-  return LOOPBACK.includes(host) || host.startsWith("127.");
+  const h = host.replace(/^\[?::ffff:/i, "").replace(/\]$/, "");
+  return LOOPBACK.includes(host) || h.startsWith("127.");
 }
 
 /** The hostnames a server bound to `bindHost` accepts by default: loopback names when it is loopback, else any. */
