@@ -55,17 +55,19 @@ export class SessionLimits {
     return ticket;
   }
 
-  /** Makes room for the isolated instances a new session needs; a refusal when it cannot have them. */
+  /**
+   * Makes room for the isolated instances a new session needs: what to call once the session opened (or failed),
+   * or a refusal when it cannot have them.
+   */
   async instances(
     selection: Selection,
     headers: IncomingHttpHeaders,
     sessionKey: string,
     client: string,
-  ): Promise<LimitRefusal | undefined> {
+  ): Promise<(() => void) | LimitRefusal> {
     const refs = refsOf(this.gateway.catalog, this.gateway.upstreamsOf(selection), headers, sessionKey);
     try {
-      await this.slots.reserve(refs, client);
-      return undefined;
+      return await this.slots.reserve(refs, client);
     } catch (err) {
       if (!(err instanceof TooManyInstances)) throw err;
       this.notices.say(

@@ -102,12 +102,12 @@ export class SessionTable {
     if ("status" in ticket) return ticket;
     let session: Session;
     try {
-      const refused = await this.limits.instances(selection, req.headers, id, client);
-      if (refused) {
+      const slots = await this.limits.instances(selection, req.headers, id, client);
+      if (typeof slots !== "function") {
         ticket.release();
-        return refused;
+        return slots;
       }
-      session = await this.gateway.open(selection, req.headers, id, digest);
+      session = await this.gateway.open(selection, req.headers, id, digest).finally(slots);
     } catch (err) {
       ticket.release();
       if (!(err instanceof TooManyInstances)) throw err;

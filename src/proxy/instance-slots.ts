@@ -38,8 +38,10 @@ export interface SlotDeps<S extends SlotUser> {
 
 export class InstanceSlots<S extends SlotUser> {
   private readonly buckets: TokenBuckets;
-  /** Instances being closed to make room: not chosen twice. */
+  /** Instances being closed to make room: not chosen twice, not counted. */
   private readonly closing = new Set<string>();
+  /** Slots promised to sessions still opening (ref id → upstream): counted until their instance runs. */
+  private readonly promised = new Map<string, string>();
 
   constructor(private readonly deps: SlotDeps<S>) {
     this.buckets = new TokenBuckets(() => deps.now());
@@ -47,11 +49,16 @@ export class InstanceSlots<S extends SlotUser> {
 
   /**
    * Makes room for the instances these refs need that do not run yet, for `client`: throws TooManyInstances
-   * (429 past the client's rate, 503 when an upstream's slots are all busy). Starts nothing itself.
+   * (429 past the client's rate, 503 when an upstream's slots are all busy). Starts nothing itself; the slots
+   * stay promised until the returned function is called (once the session's instances run, or it failed).
    */
-  async reserve(refs: ReadonlyMap<string, InstanceRef>, client: string): Promise<void> {
+  async reserve(refs: ReadonlyMap<string, InstanceRef>, client: string): Promise<() => void> {
     const fresh = [...refs.values()].filter((r) => r.kind !== "shared" && !this.deps.exists(r));
-    if (!fresh.length) return;
+    const mine: string[] = [];
+    const release = () => {
+      for (const id of mine.splice(0)) this.promised.delete(id);
+    };
+    if (!fresh.length) return release;
     const rate = this.deps.instancesPerMinute();
     const wait = this.buckets.take(client, fresh.length, rate);
     if (wait > 0) {
@@ -64,17 +71,26 @@ export class InstanceSlots<S extends SlotUser> {
       );
     }
     try {
-      for (const ref of fresh) await this.makeRoom(ref);
+      for (const ref of fresh) await this.makeRoom(ref, mine);
     } catch (err) {
+      release();
       this.buckets.refund(client, fresh.length, rate);
       throw err;
     }
+    return release;
   }
 
-  private async makeRoom(ref: InstanceRef): Promise<void> {
+  /** Promises `ref` a slot (at once, so concurrent newcomers count it), first ending an idle instance if needed. */
+  private async makeRoom(ref: InstanceRef, mine: string[]): Promise<void> {
     const max = this.deps.maxInstances(ref.upstream);
     const running = this.deps.isolated(ref.upstream).filter((r) => !this.closing.has(r.id));
-    if (running.length < max) return;
+    const ids = new Set(running.map((r) => r.id));
+    for (const [id, upstream] of this.promised) if (upstream === ref.upstream) ids.add(id);
+    const promise = () => {
+      this.promised.set(ref.id, ref.upstream);
+      mine.push(ref.id);
+    };
+    if (ids.size < max) return promise();
     const victim = this.idlest(running);
     if (!victim) {
       this.deps.refused?.("max_instances");
@@ -82,6 +98,7 @@ export class InstanceSlots<S extends SlotUser> {
         `upstream ${ref.upstream} already runs ${running.length} isolated instances (max_instances: ${max}) and every one has a request in flight`,
       );
     }
+    promise();
     this.closing.add(victim.id);
     try {
       const users = this.deps.users(victim);

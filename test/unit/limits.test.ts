@@ -196,6 +196,22 @@ describe("limits: instance slots", () => {
     expect(closed).toEqual([old.ref.id]);
   });
 
+  test("newcomers opening at the same time never promise more slots than max_instances", async () => {
+    const { s, add, ended } = slots(2);
+    add("a", 1);
+    const [r1, r2] = await Promise.all([
+      s.reserve(want(sessionRef("u", "n1")), "client"),
+      s.reserve(want(sessionRef("u", "n2")), "client"),
+    ]);
+    // One took the free slot, the other the idle instance's; a third must wait for them to run.
+    expect(ended).toHaveLength(1);
+    const err = await s.reserve(want(sessionRef("u", "n3")), "client").catch((e: TooManyInstances) => e);
+    expect(err).toMatchObject({ status: 503 });
+    r1();
+    r2();
+    await s.reserve(want(sessionRef("u", "n3")), "client");
+  });
+
   test("an instance nobody uses goes before any in use", async () => {
     const { s, add, running, closed } = slots(2);
     add("a", 1);
