@@ -1,4 +1,5 @@
 /** @module Turns the measured figures into the targets verdicts and a Markdown report a person reads. */
+import { abuseMarkdown } from "./abuse.js";
 
 const fmt = (v, digits = 0) =>
   Number.isFinite(v)
@@ -283,6 +284,7 @@ export function markdown(results) {
       "",
     );
   }
+  out.push(...abuseMarkdown(results.abuse));
   const lib = results.library.resolve;
   if (lib?.p50Ms !== undefined) {
     out.push("## Library", "");
