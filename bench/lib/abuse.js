@@ -69,11 +69,11 @@ class Abuser {
     });
     return id;
   }
-  /** Runs `op` in `width` loops until `until()` says stop. */
+  /** Runs `op(k)` in `width` loops (k: the loop's number) until `until()` says stop. */
   async loop(width, until, op) {
     await Promise.all(
-      Array.from({ length: width }, async () => {
-        while (!until()) await op().catch(() => {});
+      Array.from({ length: width }, async (_, k) => {
+        while (!until()) await op(k).catch(() => {});
       }),
     );
   }
@@ -96,9 +96,8 @@ const ABUSES = {
       })),
     );
     // One loop per session: each keeps one full batch in flight (within limits.requests_per_session).
-    let next = 0;
-    await a.loop(4, until, () =>
-      a.post(batch, { "mcp-session-id": ids[next++ % 4], "mcp-protocol-version": PROTOCOL }),
+    await a.loop(4, until, (k) =>
+      a.post(batch, { "mcp-session-id": ids[k], "mcp-protocol-version": PROTOCOL }),
     );
   },
   "stalled SSE readers": async (a, until) => {
