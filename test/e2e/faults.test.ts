@@ -14,6 +14,7 @@ import {
   tempDir,
   toolNames,
 } from "../helpers/proc.js";
+import { rawStatus } from "../helpers/wire.js";
 
 const tmp = tempDir();
 const cleanups: (() => Promise<unknown>)[] = [];
@@ -277,30 +278,7 @@ describe("security", () => {
       method: "initialize",
       params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "x", version: "1" } },
     };
-    const { request } = await import("node:http");
-    const post = (headers: Record<string, string>) =>
-      new Promise<number>((ok, fail) => {
-        const u = new URL(served.url());
-        const req = request(
-          {
-            host: u.hostname,
-            port: u.port,
-            path: u.pathname,
-            method: "POST",
-            headers: {
-              "content-type": "application/json",
-              accept: "application/json, text/event-stream",
-              ...headers,
-            },
-          },
-          (res) => {
-            res.resume();
-            ok(res.statusCode ?? 0);
-          },
-        );
-        req.on("error", fail);
-        req.end(JSON.stringify(init));
-      });
+    const post = (headers: Record<string, string>) => rawStatus(served.url(), headers, init);
     expect(await post({ host: "evil.example.com" })).toBe(403);
     expect(await post({ host: u(served), origin: "http://evil.example.com" })).toBe(403);
     expect(await post({ host: u(served), origin: `http://${u(served)}` })).toBe(200);

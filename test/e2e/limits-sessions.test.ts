@@ -46,6 +46,12 @@ async function sessionsOpen(served: Served): Promise<number> {
 const ping = async (served: Served, session: string, f: Fetch) =>
   (await post(served.url(), { jsonrpc: "2.0", id: 1, method: "ping" }, { session, fetch: f })).status;
 
+/** 1,000 initialize requests from one client, 16 at a time: their statuses, and the proxy's RSS meanwhile. */
+const initializeFlood = (served: Served, f: Fetch) =>
+  rssDuring(served.proc.pid!, () =>
+    pooled(1000, 16, async () => (await post(served.url(), initializeRequest(), { fetch: f })).status),
+  );
+
 /** Holds a session's GET stream open (the session is then in use); returns what closes it. */
 async function holdStream(served: Served, session: string, f: Fetch): Promise<() => void> {
   const abort = new AbortController();
@@ -78,14 +84,7 @@ describe("sessions per client", () => {
     expect(await ping(served, mine[0]!, from2)).toBe(200);
 
     // 1,000 more attempts: every one refused, nothing kept for them.
-    const pid = served.proc.pid!;
-    const {
-      result: statuses,
-      before,
-      peak,
-    } = await rssDuring(pid, () =>
-      pooled(1000, 16, async () => (await post(served.url(), initializeRequest(), { fetch: from2 })).status),
-    );
+    const { result: statuses, before, peak } = await initializeFlood(served, from2);
     expect(statuses.filter((s) => s !== 503)).toEqual([]);
     expect(await sessionsOpen(served)).toBe(11);
     // Stated figure: the refused flood adds under 40 MB (without the bound it held 1,000 sessions for 30 min).
@@ -113,14 +112,7 @@ describe("sessions in total", () => {
     expect(await sessionsOpen(served)).toBe(20);
 
     // 1,000 newcomers from another client: each one is served, the total never grows past 20.
-    const pid = served.proc.pid!;
-    const {
-      result: statuses,
-      before,
-      peak,
-    } = await rssDuring(pid, () =>
-      pooled(1000, 16, async () => (await post(served.url(), initializeRequest(), { fetch: from4 })).status),
-    );
+    const { result: statuses, before, peak } = await initializeFlood(served, from4);
     expect(statuses.filter((s) => s !== 200)).toEqual([]);
     expect(await sessionsOpen(served)).toBe(20);
     // The session holding its stream was never idle, so never closed.

@@ -12,7 +12,7 @@ import { request as undiciRequest } from "undici";
 import { afterAll, afterEach, describe, expect, test } from "vitest";
 import { createToolpacks, loadCatalog } from "../../src/index.js";
 import { FIXTURE, rssDuring, runCli, type Served, serve, tempDir, until } from "../helpers/proc.js";
-import { initializeRequest, openSession, post, request } from "../helpers/wire.js";
+import { initializeRequest, openSession, post, rawStatus, request } from "../helpers/wire.js";
 
 const tmp = tempDir();
 const cleanups: (() => Promise<unknown>)[] = [];
@@ -217,30 +217,7 @@ describe("binding and origins", () => {
     const port = (server.address() as AddressInfo).port;
     const url = `http://127.0.0.1:${port}/mcp`;
     const rebound = `rebind.attacker.example:${port}`;
-    const status = async (headers: Record<string, string>) => {
-      const { request: httpRequest } = await import("node:http");
-      return new Promise<number>((ok, fail) => {
-        const req = httpRequest(
-          {
-            host: "127.0.0.1",
-            port,
-            path: "/mcp",
-            method: "POST",
-            headers: {
-              "content-type": "application/json",
-              accept: "application/json, text/event-stream",
-              ...headers,
-            },
-          },
-          (res) => {
-            res.resume();
-            ok(res.statusCode ?? 0);
-          },
-        );
-        req.on("error", fail);
-        req.end(JSON.stringify(initializeRequest()));
-      });
-    };
+    const status = (headers: Record<string, string>) => rawStatus(url, headers, initializeRequest());
     expect(await status({ host: rebound, origin: `http://${rebound}` })).toBe(403);
     expect(await status({ host: rebound })).toBe(200);
     expect(await status({ host: rebound, origin: "https://app.example.com" })).toBe(200);
