@@ -14,6 +14,7 @@ export interface ServeOptions {
   toolsetsTool: boolean;
   name?: string;
   sessionIdleTimeout: string;
+  cacheTtl: string;
   maxBodyBytes: string;
   logLevel: Level;
   allowedHost: string[];
