@@ -77,13 +77,20 @@ export function createHttpHandler(gateway: Gateway, partial: Partial<HandlerOpti
     if (memo?.catalog !== catalog) memo = { catalog, limits: withOverrides(catalog.limits, options.limits) };
     return memo.limits;
   };
+  const clientOf = (req: IncomingMessage) =>
+    clientKeyOf(req, { proxies, authenticated: gateway.catalog.tokens.length > 0 });
   const table = new SessionTable(gateway, {
     sessionIdleMs: options.sessionIdleMs,
     ...(options.sessionSecret ? { sessionSecret: options.sessionSecret } : {}),
     limits,
-    clientOf: (req) => clientKeyOf(req, { proxies, authenticated: gateway.catalog.tokens.length > 0 }),
+    clientOf,
   });
-  const modern = new ModernEndpoint(gateway, { idleMs: options.sessionIdleMs, maxContexts: MAX_CONTEXTS });
+  const modern = new ModernEndpoint(gateway, {
+    idleMs: options.sessionIdleMs,
+    maxContexts: MAX_CONTEXTS,
+    limits: table.limits,
+    clientOf,
+  });
   const log = gateway.logger;
 
   async function post(req: IncomingMessage, res: ServerResponse, query: string): Promise<void> {

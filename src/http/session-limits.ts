@@ -65,17 +65,32 @@ export class SessionLimits {
     sessionKey: string,
     client: string,
   ): Promise<(() => void) | LimitRefusal> {
+    try {
+      return await this.reserve(selection, headers, sessionKey, client);
+    } catch (err) {
+      if (!(err instanceof TooManyInstances)) throw err;
+      return refusalOf(err);
+    }
+  }
+
+  /** The same for a 2026-07-28 context: the release to call once it opened, or throws TooManyInstances. */
+  async reserve(
+    selection: Selection,
+    headers: IncomingHttpHeaders,
+    sessionKey: string,
+    client: string,
+  ): Promise<() => void> {
     const refs = refsOf(this.gateway.catalog, this.gateway.upstreamsOf(selection), headers, sessionKey);
     try {
       return await this.slots.reserve(refs, client);
     } catch (err) {
-      if (!(err instanceof TooManyInstances)) throw err;
-      this.notices.say(
-        err.status === 429 ? "instances_per_minute" : "max_instances",
-        "new sessions refused: no instance slot",
-        { client },
-      );
-      return refusalOf(err);
+      if (err instanceof TooManyInstances)
+        this.notices.say(
+          err.status === 429 ? "instances_per_minute" : "max_instances",
+          "new sessions refused: no instance slot",
+          { client },
+        );
+      throw err;
     }
   }
 

@@ -55,7 +55,8 @@ export class SessionTable {
   /** Sessions this replica ended (DELETE, expiry): a signed id of one is not rebuilt here. Bounded. */
   private readonly ended = new Set<string>();
   private readonly sweep: NodeJS.Timeout;
-  private readonly limits: SessionLimits;
+  /** The session limits, shared with the 2026-07-28 endpoint (one start rate and one slot table per handler). */
+  readonly limits: SessionLimits;
 
   constructor(
     private readonly gateway: Gateway,

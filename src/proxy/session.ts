@@ -103,7 +103,6 @@ export class Session implements SessionState {
     return this.current;
   }
 
-  /** A request of this session is in flight. */
   get busy(): boolean {
     return this.inflight.size > 0;
   }
