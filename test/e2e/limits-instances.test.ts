@@ -3,20 +3,13 @@
  * newcomer, a busy one never does; a client that starts instances too fast is told to wait; reading /toolsets never
  * takes a slot. Clients come from different loopback addresses, which per-client limits count apart.
  */
-import { afterAll, afterEach, describe, expect, test } from "vitest";
-import { closeAgents, fetchFrom } from "../helpers/from.js";
-import { FIXTURE, rssDuring, type Served, serve, tempDir } from "../helpers/proc.js";
+import { describe, expect, test } from "vitest";
+import { fetchFrom } from "../helpers/from.js";
+import { perTest } from "../helpers/harness.js";
+import { FIXTURE, rssDuring, type Served } from "../helpers/proc.js";
 import { type Fetch, initializeRequest, MCP_HEADERS, openSession, post } from "../helpers/wire.js";
 
-const tmp = tempDir();
-const cleanups: (() => Promise<unknown>)[] = [];
-afterEach(async () => {
-  await Promise.all(cleanups.splice(0).map((f) => f().catch(() => {})));
-});
-afterAll(async () => {
-  await closeAgents();
-  tmp.cleanup();
-});
+const { cleanups, start: serveYaml } = perTest();
 
 const CONFIG = `
 limits: { instances_per_minute: 4 }
@@ -29,10 +22,7 @@ toolsets:
 `;
 
 async function start(): Promise<Served> {
-  const file = tmp.file(`packs-${Math.random().toString(36).slice(2)}.yaml`, CONFIG);
-  const served = await serve([file]);
-  cleanups.push(() => served.stop("SIGKILL"));
-  return served;
+  return serveYaml(CONFIG);
 }
 
 const from2 = fetchFrom("127.0.0.2");

@@ -3,21 +3,14 @@
  * and credential): requests in flight on one context, the per-client instance start rate against made-up
  * credential values, and the body bound's 413. Clients come from different loopback addresses.
  */
-import { afterAll, afterEach, describe, expect, test } from "vitest";
-import { closeAgents, fetchFrom } from "../helpers/from.js";
-import { FIXTURE, type Served, serve, tempDir } from "../helpers/proc.js";
+import { describe, expect, test } from "vitest";
+import { fetchFrom } from "../helpers/from.js";
+import { perTest } from "../helpers/harness.js";
+import { FIXTURE, type Served } from "../helpers/proc.js";
 import { type Fetch, post, type Reply } from "../helpers/wire.js";
 
 const V = "2026-07-28";
-const tmp = tempDir();
-const cleanups: (() => Promise<unknown>)[] = [];
-afterEach(async () => {
-  await Promise.all(cleanups.splice(0).map((f) => f().catch(() => {})));
-});
-afterAll(async () => {
-  await closeAgents();
-  tmp.cleanup();
-});
+const { cleanups, start: serveYaml } = perTest();
 
 const CONFIG = `
 limits: { requests_per_session: 2, instances_per_minute: 3 }
@@ -29,12 +22,7 @@ toolsets:
   cred: { default: false, tools: [cred/echo] }
 `;
 
-async function start(args: string[] = []): Promise<Served> {
-  const file = tmp.file(`packs-${Math.random().toString(36).slice(2)}.yaml`, CONFIG);
-  const served = await serve([...args, file]);
-  cleanups.push(() => served.stop("SIGKILL"));
-  return served;
-}
+const start = (args: string[] = []): Promise<Served> => serveYaml(CONFIG, args);
 
 const from2 = fetchFrom("127.0.0.2");
 const from3 = fetchFrom("127.0.0.3");

@@ -3,9 +3,10 @@
  * error, and the proxy's memory stays within a stated figure however far past it a client goes. Clients come from
  * different loopback addresses (127.0.0.2, 127.0.0.3 …), which per-client limits count as different clients.
  */
-import { afterAll, afterEach, describe, expect, test } from "vitest";
-import { closeAgents, fetchFrom } from "../helpers/from.js";
-import { FIXTURE, rssDuring, type Served, serve, tempDir } from "../helpers/proc.js";
+import { describe, expect, test } from "vitest";
+import { fetchFrom } from "../helpers/from.js";
+import { perTest } from "../helpers/harness.js";
+import { FIXTURE, rssDuring, type Served } from "../helpers/proc.js";
 import {
   type Fetch,
   initializeRequest,
@@ -16,24 +17,9 @@ import {
   request,
 } from "../helpers/wire.js";
 
-const tmp = tempDir();
-const cleanups: (() => Promise<unknown>)[] = [];
-afterEach(async () => {
-  await Promise.all(cleanups.splice(0).map((f) => f().catch(() => {})));
-});
-afterAll(async () => {
-  await closeAgents();
-  tmp.cleanup();
-});
+const { cleanups, start } = perTest();
 
 const UPSTREAM = `upstreams:\n  main: { command: node, args: ["${FIXTURE}", "--tools", "echo,slow"] }\n`;
-
-async function start(yaml: string, args: string[] = []): Promise<Served> {
-  const file = tmp.file(`packs-${Math.random().toString(36).slice(2)}.yaml`, yaml);
-  const served = await serve([...args, file]);
-  cleanups.push(() => served.stop("SIGKILL"));
-  return served;
-}
 
 const from2 = fetchFrom("127.0.0.2");
 const from3 = fetchFrom("127.0.0.3");

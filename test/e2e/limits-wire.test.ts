@@ -9,24 +9,13 @@ import { connect, type Socket } from "node:net";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { request as undiciRequest } from "undici";
-import { afterAll, afterEach, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { createToolpacks, loadCatalog } from "../../src/index.js";
-import { FIXTURE, rssDuring, runCli, type Served, serve, tempDir, until } from "../helpers/proc.js";
+import { perTest } from "../helpers/harness.js";
+import { FIXTURE, rssDuring, runCli, until } from "../helpers/proc.js";
 import { initializeRequest, openSession, post, rawStatus, request } from "../helpers/wire.js";
 
-const tmp = tempDir();
-const cleanups: (() => Promise<unknown>)[] = [];
-afterEach(async () => {
-  await Promise.all(cleanups.splice(0).map((f) => f().catch(() => {})));
-});
-afterAll(() => tmp.cleanup());
-
-async function start(yaml: string, args: string[] = []): Promise<Served> {
-  const file = tmp.file(`packs-${Math.random().toString(36).slice(2)}.yaml`, yaml);
-  const served = await serve([...args, file]);
-  cleanups.push(() => served.stop("SIGKILL"));
-  return served;
-}
+const { tmp, cleanups, start } = perTest();
 
 const MB = 1024 * 1024;
 
