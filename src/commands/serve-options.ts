@@ -23,6 +23,8 @@ export interface ServeOptions {
   stateless?: boolean;
   allowedOrigin: string[];
   logFormat?: "json" | "text";
+  /** stdio only: the session's principal, as the JSON of its claims (`toolsets --as` spelling). */
+  as?: string;
   insecureBind?: boolean;
   trustedProxy: string[];
   maxSessions?: string;

@@ -1,5 +1,6 @@
 /** @module `toolpacks serve`: HTTP or stdio, with reload and graceful shutdown. */
 import { type Command, Option } from "commander";
+import { parsePrincipalJson } from "../auth/requirements.js";
 import type { Catalog } from "../catalog/types.js";
 import { usesInstanceVars } from "../config/instance-vars.js";
 import { bindProblem, envFlag } from "../http/bind-check.js";
@@ -86,6 +87,12 @@ export function registerServe(program: Command): void {
     .addOption(
       new Option("--stateless", "no sessions: each request is served on its own").env("TOOLPACKS_STATELESS"),
     )
+    .addOption(
+      new Option(
+        "--as <claims>",
+        'stdio only: who the session is, as JSON claims, for toolsets with requires: (\'{"scope":"a b","groups":["x"]}\')',
+      ).env("TOOLPACKS_AS"),
+    )
     .option("--watch", "reload when a config file changes (SIGHUP always reloads; env TOOLPACKS_WATCH=1)")
     .option(
       "--no-toolsets-tool",
@@ -139,7 +146,7 @@ export function registerServe(program: Command): void {
         bindProblem({
           host: opts.host,
           allowedHosts: opts.allowedHost,
-          authenticated: catalog.tokens.length > 0,
+          authenticated: catalog.auth !== undefined,
           insecure: opts.insecureBind === true,
         });
       if (exposed) {
@@ -166,6 +173,15 @@ function optionProblem(opts: ServeOptions): string | undefined {
   const idle = Number(opts.sessionIdleTimeout);
   if (!Number.isFinite(idle) || idle < 1)
     return `--session-idle-timeout must be at least 1 (seconds), not ${opts.sessionIdleTimeout}`;
+  if (opts.as !== undefined) {
+    if (opts.transport !== "stdio")
+      return "--as is for stdio; over HTTP the client's token says who is asking";
+    try {
+      parsePrincipalJson(opts.as);
+    } catch (err) {
+      return (err as Error).message;
+    }
+  }
   return undefined;
 }
 

@@ -6,17 +6,16 @@ import {
   LATEST_PROTOCOL_VERSION,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from "@modelcontextprotocol/sdk/types.js";
-import { type Limits, withOverrides } from "../catalog/limits.js";
-import type { Catalog } from "../catalog/types.js";
+import type { Requires } from "../auth/types.js";
 import { classifyPost } from "../modern/classify.js";
 import type { Gateway } from "../proxy/gateway.js";
 import { TooManyInstances } from "../upstream/pool.js";
-import { authorized } from "./auth.js";
-import { clientKeyOf, trustedProxies } from "./client-key.js";
-import { rebindingProblem } from "./guard.js";
+import { type Admitted, HttpIdentity } from "./auth.js";
+import { hostProblem, rebindingProblem } from "./guard.js";
 import { readMessages } from "./messages.js";
 import { ModernEndpoint } from "./modern.js";
 import { sendJson, sendRpcError } from "./replies.js";
+import { handlerLimits, type LimitOverrides } from "./session-limits.js";
 import { type Entry, isRefusal, type Refusal, SessionTable } from "./sessions.js";
 
 export interface HandlerOptions {
@@ -39,7 +38,7 @@ export interface HandlerOptions {
   /** No sessions: every request is served by a session made for it and closed after it. */
   readonly stateless: boolean;
   /** Limits that override the config's `limits:` (serve options). */
-  readonly limits?: Partial<Limits>;
+  readonly limits?: LimitOverrides;
   /** Proxies (addresses or ADDRESS/PREFIX) whose X-Forwarded-For names the client, for per-client limits. */
   readonly trustedProxies?: readonly string[];
 }
@@ -68,33 +67,39 @@ function refuse(res: ServerResponse, r: Refusal): void {
   sendRpcError(res, r.status, r.code, r.message, r.headers);
 }
 
+/** What a session's later requests must still be granted: the requirements of its active gated toolsets. */
+function grantedTo(gateway: Gateway, entry: Entry): Requires[] {
+  const out: Requires[] = [];
+  for (const name of entry.session.selection.active) {
+    const requires = gateway.catalog.toolset.get(name)?.requires;
+    if (requires) out.push(requires);
+  }
+  return out;
+}
+
 export function createHttpHandler(gateway: Gateway, partial: Partial<HandlerOptions> = {}): McpHttpHandler {
   const options = { ...defaultHandlerOptions, ...partial };
-  const proxies = trustedProxies(options.trustedProxies ?? []);
-  let memo: { catalog: Catalog; limits: Limits } | undefined;
-  const limits = (): Limits => {
-    const catalog = gateway.catalog;
-    if (memo?.catalog !== catalog) memo = { catalog, limits: withOverrides(catalog.limits, options.limits) };
-    return memo.limits;
-  };
-  const clientOf = (req: IncomingMessage) =>
-    clientKeyOf(req, { proxies, authenticated: gateway.catalog.tokens.length > 0 });
+  const bounds = handlerLimits(gateway, options.limits, options.trustedProxies ?? []);
   const table = new SessionTable(gateway, {
     sessionIdleMs: options.sessionIdleMs,
     ...(options.sessionSecret ? { sessionSecret: options.sessionSecret } : {}),
-    limits,
-    clientOf,
+    ...bounds,
   });
   const modern = new ModernEndpoint(gateway, {
     idleMs: options.sessionIdleMs,
     maxContexts: MAX_CONTEXTS,
     limits: table.limits,
-    clientOf,
   });
   const log = gateway.logger;
+  const identity = new HttpIdentity(log, options.path, gateway.options.ignoreKeys);
 
-  async function post(req: IncomingMessage, res: ServerResponse, query: string): Promise<void> {
-    const read = await readMessages(req, res, options.maxBodyBytes, limits().batch);
+  async function post(
+    req: IncomingMessage,
+    res: ServerResponse,
+    query: string,
+    who: Admitted,
+  ): Promise<void> {
+    const read = await readMessages(req, res, options.maxBodyBytes, bounds.limits().batch);
     if (!read) return;
     const { messages, batch } = read;
     // The body decides the era (SPEC §12.1): a request with the 2026-07-28 envelope has no session.
@@ -116,8 +121,10 @@ export function createHttpHandler(gateway: Gateway, partial: Partial<HandlerOpti
         res.writeHead(202).end();
         return;
       }
+      // Each request is its own initialize here: its principal narrows the URL's selection, step-up included.
+      if (identity.stepUp(gateway.catalog, who.principal, query, res)) return;
       const m = messages[0] as { id: string | number; method: string; params?: Record<string, unknown> };
-      return modern.serve(req, res, query, m, era.envelope);
+      return modern.serve(req, res, query, m, era.envelope, who.principal);
     }
     const init = messages.find((m) => (m as { method?: string }).method === "initialize") as
       | { params?: Record<string, unknown> }
@@ -126,11 +133,13 @@ export function createHttpHandler(gateway: Gateway, partial: Partial<HandlerOpti
       sendRpcError(res, 400, -32600, "Invalid Request: initialize must be sent alone");
       return;
     }
-    if (options.stateless) return stateless(req, res, query, messages, batch, init !== undefined);
+    if ((init || options.stateless) && identity.stepUp(gateway.catalog, who.principal, query, res)) return;
+    if (options.stateless) return stateless(req, res, query, messages, batch, init !== undefined, who);
     let entry: Entry | Refusal;
-    if (init) entry = await table.open(req, query, { seed: init.params ?? {} });
-    else entry = await table.find(req);
+    if (init) entry = await table.open(req, query, { seed: init.params ?? {}, principal: who.principal });
+    else entry = await table.find(req, who.principal);
     if (isRefusal(entry)) return refuse(res, entry);
+    if (!init && identity.stillMeets(gateway.catalog, who.principal, grantedTo(gateway, entry), res)) return;
     entry.transport.handlePost(req, res, messages, batch);
   }
 
@@ -142,6 +151,7 @@ export function createHttpHandler(gateway: Gateway, partial: Partial<HandlerOpti
     messages: JSONRPCMessage[],
     batch: boolean,
     isInit: boolean,
+    who: Admitted,
   ): Promise<void> {
     if (!messages.some((m) => "method" in m && "id" in m)) {
       res.writeHead(202).end();
@@ -162,6 +172,7 @@ export function createHttpHandler(gateway: Gateway, partial: Partial<HandlerOpti
     const entry = await table.open(req, query, {
       stateless: true,
       id: randomUUID(),
+      principal: who.principal,
       ...(params ? { params } : {}),
     });
     if (isRefusal(entry)) return refuse(res, entry);
@@ -169,8 +180,8 @@ export function createHttpHandler(gateway: Gateway, partial: Partial<HandlerOpti
     entry.transport.handlePost(req, res, messages, batch);
   }
 
-  async function mcp(req: IncomingMessage, res: ServerResponse, query: string): Promise<void> {
-    if (req.method === "POST") return post(req, res, query);
+  async function mcp(req: IncomingMessage, res: ServerResponse, query: string, who: Admitted): Promise<void> {
+    if (req.method === "POST") return post(req, res, query, who);
     if (options.stateless || (req.method !== "GET" && req.method !== "DELETE")) {
       sendRpcError(res, 405, -32000, "Method Not Allowed", {
         allow: options.stateless ? "POST" : "GET, POST, DELETE",
@@ -182,15 +193,22 @@ export function createHttpHandler(gateway: Gateway, partial: Partial<HandlerOpti
       sendRpcError(res, 406, -32000, "Not Acceptable: GET needs Accept: text/event-stream");
       return;
     }
-    const entry = await table.find(req);
+    const entry = await table.find(req, who.principal);
     if (isRefusal(entry)) return refuse(res, entry);
+    if (identity.stillMeets(gateway.catalog, who.principal, grantedTo(gateway, entry), res)) return;
     if (req.method === "GET") return entry.transport.handleGet(res);
     await table.drop(entry.transport.sessionId);
     res.writeHead(200).end();
   }
 
-  async function toolsets(req: IncomingMessage, res: ServerResponse, query: string): Promise<void> {
-    const selected = gateway.select(query);
+  async function toolsets(
+    req: IncomingMessage,
+    res: ServerResponse,
+    query: string,
+    who: Admitted,
+  ): Promise<void> {
+    if (identity.stepUp(gateway.catalog, who.principal, query, res)) return;
+    const selected = gateway.select(query, who.principal);
     if (!selected.ok) {
       sendJson(res, 400, { error: selected.error });
       return;
@@ -203,22 +221,35 @@ export function createHttpHandler(gateway: Gateway, partial: Partial<HandlerOpti
     }
   }
 
-  /** Host/Origin and bearer checks for everything but /healthz; true when the request may go on. */
-  function admitted(req: IncomingMessage, res: ServerResponse): boolean {
+  /** Host/Origin and bearer checks for everything but /healthz; the principal when the request may go on. */
+  async function admitted(
+    req: IncomingMessage,
+    res: ServerResponse,
+    query: string,
+  ): Promise<Admitted | undefined> {
     const problem = rebindingProblem(req, options.allowedHosts, options.allowedOrigins);
     if (problem) {
       sendRpcError(res, 403, -32000, `Forbidden: ${problem}`);
       req.resume();
-      return false;
+      return undefined;
     }
-    if (!authorized(req, gateway.catalog.tokens)) {
-      sendRpcError(res, 401, -32000, "Unauthorized: send Authorization: Bearer <token>", {
-        "www-authenticate": 'Bearer realm="toolpacks"',
-      });
-      req.resume();
-      return false;
-    }
-    return true;
+    return identity.admit(gateway.catalog, req, res, query);
+  }
+
+  /** The MCP path, /toolsets and /metrics: each request authenticated on its own. */
+  async function guarded(
+    req: IncomingMessage,
+    res: ServerResponse,
+    path: string,
+    query: string,
+  ): Promise<void> {
+    const who = await admitted(req, res, path === "/metrics" ? "" : query);
+    if (!who) return;
+    if (path === options.path) return mcp(req, res, query, who);
+    if (path === "/toolsets") return toolsets(req, res, query, who);
+    const text = await gateway.metrics.text();
+    res.writeHead(200, { "content-type": gateway.metrics.registry.contentType });
+    res.end(text);
   }
 
   const handler = async (req: IncomingMessage, res: ServerResponse): Promise<boolean> => {
@@ -228,7 +259,9 @@ export function createHttpHandler(gateway: Gateway, partial: Partial<HandlerOpti
     const path = q < 0 ? url : url.slice(0, q);
     const query = q < 0 ? "" : url.slice(q + 1);
     const get = req.method === "GET";
+    const metadata = (get || req.method === "OPTIONS") && identity.isMetadataPath(gateway.catalog, path);
     const ours =
+      metadata ||
       path === options.path ||
       (get && path === "/healthz" && options.healthz) ||
       (get && path === "/toolsets" && options.toolsetsRoute) ||
@@ -239,14 +272,11 @@ export function createHttpHandler(gateway: Gateway, partial: Partial<HandlerOpti
     try {
       if (path === "/healthz")
         sendJson(res, 200, { ok: true, name: gateway.options.name, sessions: table.size });
-      else if (!admitted(req, res)) return true;
-      else if (path === options.path) await mcp(req, res, query);
-      else if (path === "/toolsets") await toolsets(req, res, query);
-      else {
-        const text = await gateway.metrics.text();
-        res.writeHead(200, { "content-type": gateway.metrics.registry.contentType });
-        res.end(text);
-      }
+      else if (metadata) {
+        const problem = hostProblem(req, options.allowedHosts);
+        if (problem) sendRpcError(res, 403, -32000, `Forbidden: ${problem}`);
+        else identity.serveMetadata(gateway.catalog, req, res);
+      } else await guarded(req, res, path, query);
     } catch (err) {
       log.error("request failed", {
         error: (err as Error).message,
@@ -264,6 +294,7 @@ export function createHttpHandler(gateway: Gateway, partial: Partial<HandlerOpti
     close: async () => {
       await modern.close();
       await table.close();
+      identity.close();
     },
   });
 }

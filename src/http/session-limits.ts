@@ -3,8 +3,11 @@
  * slots and start rate of isolated upstream instances, and each transport's requests in flight and pending
  * output. Refusals become HTTP answers here; limits reached are counted and logged (loudly once a minute).
  */
-import type { IncomingHttpHeaders } from "node:http";
-import type { Limits } from "../catalog/limits.js";
+import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
+import { identityKey } from "../auth/requirements.js";
+import type { Principal } from "../auth/types.js";
+import { type Limits, withOverrides } from "../catalog/limits.js";
+import type { Catalog } from "../catalog/types.js";
 import type { Gateway } from "../proxy/gateway.js";
 import { type InstanceSlots, slotsOf } from "../proxy/instance-slots.js";
 import { refsOf } from "../proxy/instances.js";
@@ -12,6 +15,7 @@ import type { Session } from "../proxy/session.js";
 import type { Selection } from "../selection.js";
 import { TooManyInstances } from "../upstream/pool.js";
 import { isRefused, LimitNotices, SessionAdmission, type Ticket } from "./admission.js";
+import { clientKeyOf, trustedProxies } from "./client-key.js";
 import type { TransportOptions } from "./session-transport.js";
 
 /** An HTTP refusal: status, JSON-RPC error, headers. */
@@ -21,6 +25,9 @@ export interface LimitRefusal {
   readonly message: string;
   readonly headers?: Record<string, string>;
 }
+
+/** Limits given as serve options, over the config's `limits:`. */
+export type LimitOverrides = Partial<Limits>;
 
 export class SessionLimits {
   private readonly admission: SessionAdmission;
@@ -32,6 +39,8 @@ export class SessionLimits {
     readonly limits: () => Limits,
     /** True when a session may be closed to make room: no request in flight, no open GET stream. */
     idle: (id: string) => boolean,
+    /** Who a request comes from, for per-client limits. */
+    readonly clientOf: (req: IncomingMessage, principal?: Principal) => string,
   ) {
     this.admission = new SessionAdmission(limits, idle);
     this.slots = slotsOf<Session>(gateway);
@@ -142,4 +151,29 @@ export function refusalOf(err: TooManyInstances): LimitRefusal {
     message: `${err.status === 429 ? "Too Many Requests" : "Service Unavailable"}: ${err.message}`,
     headers: { "retry-after": `${err.retryAfter}` },
   };
+}
+
+/**
+ * A handler's limits in force (the config's `limits:` under the serve options' overrides, recomputed after a
+ * reload) and who a request comes from (its principal, else its bearer token's digest, else its address).
+ */
+export function handlerLimits(
+  gateway: Gateway,
+  overrides: Partial<Limits> | undefined,
+  proxies: readonly string[],
+): { limits: () => Limits; clientOf: (req: IncomingMessage, principal?: Principal) => string } {
+  const trusted = trustedProxies(proxies);
+  let memo: { catalog: Catalog; limits: Limits } | undefined;
+  const limits = (): Limits => {
+    const catalog = gateway.catalog;
+    if (memo?.catalog !== catalog) memo = { catalog, limits: withOverrides(catalog.limits, overrides) };
+    return memo.limits;
+  };
+  const clientOf = (req: IncomingMessage, principal?: Principal) =>
+    clientKeyOf(req, {
+      proxies: trusted,
+      authenticated: gateway.catalog.auth !== undefined,
+      ...(principal ? { principal: identityKey(principal) } : {}),
+    });
+  return { limits, clientOf };
 }

@@ -2,12 +2,14 @@
 import { createHash, randomUUID } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
+import { identityKey } from "../auth/requirements.js";
+import type { Principal } from "../auth/types.js";
 import type { Limits } from "../catalog/limits.js";
 import type { Gateway } from "../proxy/gateway.js";
 import { bindingOf, credentialsOf } from "../proxy/instances.js";
 import type { Session } from "../proxy/session.js";
 import { TooManyInstances } from "../upstream/pool.js";
-import { type SessionSeed, signSessionId, verifySessionId } from "./session-id.js";
+import { type SessionSeed, signSessionId, subjectDigest, verifySessionId } from "./session-id.js";
 import { refusalOf, SessionLimits } from "./session-limits.js";
 import { HttpSessionTransport } from "./session-transport.js";
 
@@ -18,6 +20,8 @@ export interface Entry {
   readonly binding: string;
   /** Who opened it, for per-client limits (see client-key.ts). */
   readonly client: string;
+  /** The identity of its initialize's principal (`identityKey`): every request must be the same. */
+  readonly subject: string | undefined;
 }
 
 /** Why a session could not be opened or found: an HTTP status and a JSON-RPC error. */
@@ -35,7 +39,12 @@ export interface TableOptions {
   /** The limits in force now (a reload may change them). */
   readonly limits: () => Limits;
   /** Who a request comes from, for per-client limits. */
-  readonly clientOf: (req: IncomingMessage) => string;
+  readonly clientOf: (req: IncomingMessage, principal?: Principal) => string;
+}
+
+/** A request whose token names another subject than the session's initialize did. */
+function anotherIdentity(): Refusal {
+  return { status: 403, code: -32000, message: "Forbidden: this session belongs to another identity" };
 }
 
 export function isRefusal(x: Entry | Refusal): x is Refusal {
@@ -66,6 +75,7 @@ export class SessionTable {
       gateway,
       options.limits,
       (id) => this.entries.get(id)?.transport.idle ?? false,
+      options.clientOf,
     );
     this.sweep = setInterval(() => this.expire(), Math.min(options.sessionIdleMs, 60_000));
     this.sweep.unref();
@@ -89,16 +99,19 @@ export class SessionTable {
       seed?: Record<string, unknown>;
       id?: string;
       stateless?: boolean;
+      /** Who opened it (its initialize's token); undefined without auth:. */
+      principal?: Principal | undefined;
     } = {},
   ): Promise<Entry | Refusal> {
-    const selected = this.gateway.select(query);
+    const { principal } = init;
+    const selected = this.gateway.select(query, principal);
     if (!selected.ok) return { status: 400, code: -32602, message: `Bad selection: ${selected.error}` };
     const { selection } = selected;
     const credentials = credentialsOf(this.gateway.catalog, this.gateway.upstreamsOf(selection), req.headers);
     const binding = bindingOf(credentials);
-    const id = init.id ?? this.newId(query, init.seed ?? {}, binding);
+    const id = init.id ?? this.newId(query, init.seed ?? {}, binding, principal);
     const digest = sessionDigest(id);
-    const client = this.options.clientOf(req);
+    const client = this.limits.clientOf(req, principal);
     const ticket = await this.limits.admit(client, (old) => this.drop(old));
     if ("status" in ticket) return ticket;
     let session: Session;
@@ -108,7 +121,7 @@ export class SessionTable {
         ticket.release();
         return slots;
       }
-      session = await this.gateway.open(selection, req.headers, id, digest).finally(slots);
+      session = await this.gateway.open(selection, req.headers, id, digest, principal).finally(slots);
     } catch (err) {
       ticket.release();
       if (!(err instanceof TooManyInstances)) throw err;
@@ -120,7 +133,13 @@ export class SessionTable {
       !init.stateless,
       this.limits.transport(init.stateless ? undefined : digest),
     );
-    const entry: Entry = { session, transport, binding, client };
+    const entry: Entry = {
+      session,
+      transport,
+      binding,
+      client,
+      subject: principal && identityKey(principal),
+    };
     transport.onclosed = () => {
       if (this.entries.get(id)?.transport === transport) this.entries.delete(id);
       this.limits.forget(id);
@@ -149,7 +168,7 @@ export class SessionTable {
    * only requests that carry exactly the credential values it was opened with (POST, GET and DELETE alike):
    * a session id alone never lends someone's upstream instance, or their credentials, to another request.
    */
-  async find(req: IncomingMessage): Promise<Entry | Refusal> {
+  async find(req: IncomingMessage, principal?: Principal): Promise<Entry | Refusal> {
     const id = req.headers["mcp-session-id"];
     if (typeof id !== "string" || !id) {
       return { status: 400, code: -32000, message: "Bad Request: Mcp-Session-Id header is required" };
@@ -161,10 +180,12 @@ export class SessionTable {
     let entry: Entry | Refusal | undefined = this.entries.get(id);
     if (!entry && this.options.sessionSecret && !this.ended.has(id)) {
       const seed = verifySessionId(id, this.options.sessionSecret);
-      if (seed && seed.b === this.bindingOfRequest(seed.q, req)) {
+      const secret = this.options.sessionSecret;
+      if (seed && seed.s !== subjectDigest(principal, secret)) return anotherIdentity();
+      if (seed && seed.b === this.bindingOfRequest(seed.q, req, principal)) {
         let p = this.rebuilding.get(id);
         if (!p) {
-          p = this.rebuild(req, id, seed).finally(() => this.rebuilding.delete(id));
+          p = this.rebuild(req, id, seed, principal).finally(() => this.rebuilding.delete(id));
           this.rebuilding.set(id, p);
         }
         entry = await p;
@@ -172,7 +193,9 @@ export class SessionTable {
     }
     if (!entry) return { status: 404, code: -32001, message: "Session not found" };
     if (isRefusal(entry)) return entry;
-    if (entry.binding !== this.bindingOfRequest(undefined, req, entry.session)) return this.forbidden();
+    if (entry.subject !== (principal && identityKey(principal))) return anotherIdentity();
+    if (entry.binding !== this.bindingOfRequest(undefined, req, principal, entry.session))
+      return this.forbidden();
     entry.session.lastSeen = this.gateway.now();
     this.limits.touch(id);
     return entry;
@@ -187,11 +210,16 @@ export class SessionTable {
   }
 
   /** The binding digest of a request, for the upstreams of a session (or of a query's selection). */
-  private bindingOfRequest(query: string | undefined, req: IncomingMessage, session?: Session): string {
+  private bindingOfRequest(
+    query: string | undefined,
+    req: IncomingMessage,
+    principal: Principal | undefined,
+    session?: Session,
+  ): string {
     let upstreams: string[] = [];
     if (session) upstreams = this.gateway.upstreamsOf(session.selection);
     else {
-      const selected = this.gateway.select(query ?? "");
+      const selected = this.gateway.select(query ?? "", principal);
       if (selected.ok) upstreams = this.gateway.upstreamsOf(selected.selection);
     }
     return bindingOf(credentialsOf(this.gateway.catalog, upstreams, req.headers));
@@ -212,8 +240,14 @@ export class SessionTable {
     await Promise.all([...this.entries.keys()].map((id) => this.drop(id)));
   }
 
-  private newId(query: string, params: Record<string, unknown>, binding: string): string {
+  private newId(
+    query: string,
+    params: Record<string, unknown>,
+    binding: string,
+    principal: Principal | undefined,
+  ): string {
     if (!this.options.sessionSecret) return randomUUID();
+    const subject = subjectDigest(principal, this.options.sessionSecret);
     const requested = String(params.protocolVersion ?? "");
     const seed: SessionSeed = {
       q: query,
@@ -221,13 +255,20 @@ export class SessionTable {
       c: (params.capabilities as Record<string, unknown>) ?? {},
       i: (params.clientInfo as SessionSeed["i"]) ?? { name: "unknown", version: "0" },
       b: binding,
+      ...(subject ? { s: subject } : {}),
     };
     return signSessionId(seed, this.options.sessionSecret);
   }
 
-  private rebuild(req: IncomingMessage, id: string, seed: SessionSeed): Promise<Entry | Refusal> {
+  private rebuild(
+    req: IncomingMessage,
+    id: string,
+    seed: SessionSeed,
+    principal: Principal | undefined,
+  ): Promise<Entry | Refusal> {
     return this.open(req, seed.q, {
       id,
+      principal,
       params: { protocolVersion: seed.v, capabilities: seed.c, clientInfo: seed.i },
     });
   }

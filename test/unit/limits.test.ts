@@ -178,7 +178,14 @@ describe("limits: instance slots", () => {
     const add = (key: string, lastSeen: number, busy = false) => {
       const ref = sessionRef("u", key);
       running.push(ref);
-      const session = { lastSeen, busy, ref };
+      const session = {
+        lastSeen,
+        busy,
+        ref,
+        get inflight() {
+          return { size: this.busy ? 1 : 0 };
+        },
+      };
       sessions.push(session);
       return session;
     };
