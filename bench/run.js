@@ -4,13 +4,14 @@
  *
  * Env: BENCH_QUICK=1 (a ~30 s smoke run), BENCH_ROUNDS, BENCH_SLICE_MS, BENCH_SESSIONS (memory phase, 500),
  * BENCH_SG_SESSIONS (supergateway's cap there: one upstream process per session), BENCH_TARGETS (comma list),
- * BENCH_SKIP (comma list of: everything, memory, library, example, search, state), BENCH_ECHO_SERVER (another echo fixture),
+ * BENCH_SKIP (comma list of: everything, memory, abuse, library, example, search, state), BENCH_ECHO_SERVER (another echo fixture),
  * BENCH_OUT (results folder).
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { abuseFigures } from "./lib/abuse.js";
 import { firstToolsList, selectionBytes } from "./lib/example.js";
 import { handleFlow } from "./lib/handles.js";
 import { closeAgents } from "./lib/http-client.js";
@@ -79,6 +80,7 @@ const results = {
   everything: {},
   library: {},
   example: {},
+  abuse: {},
   search: {},
   state: {},
   notes: [],
@@ -176,6 +178,23 @@ async function memory() {
   }
 }
 
+/** toolpacks-http under an abusive client: RSS and honest calls/s per abuse. */
+async function abuse() {
+  if (results.echo["toolpacks-http"]?.skipped) return;
+  try {
+    results.abuse = await abuseFigures(
+      root,
+      tmp,
+      ups.echo,
+      { sliceMs: quick ? 1500 : 5000, settleMs: settings.settleMs },
+      log,
+    );
+  } catch (err) {
+    results.abuse = { skipped: err.message };
+    log(`abuse: skipped, ${err.message}`);
+  }
+}
+
 async function library() {
   try {
     log("library: resolve() at 2,000 tools × 200 toolsets");
@@ -270,6 +289,7 @@ async function main() {
     ["echo", echoRounds],
     ["everything", everythingRounds],
     ["memory", memory],
+    ["abuse", abuse],
     ["library", library],
     ["example", example],
     ["search", search],

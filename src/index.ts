@@ -90,7 +90,13 @@ export function createToolpacks(catalog: Catalog, options: ToolpacksOptions = {}
   for (const key of Object.keys(defaultHandlerOptions) as (keyof HandlerOptions)[]) {
     if (options[key] !== undefined) (handlerOptions as Record<string, unknown>)[key] = options[key];
   }
-  for (const key of ["allowedHosts", "allowedOrigins", "sessionSecret"] as const) {
+  for (const key of [
+    "allowedHosts",
+    "allowedOrigins",
+    "sessionSecret",
+    "limits",
+    "trustedProxies",
+  ] as const) {
     if (options[key] !== undefined) (handlerOptions as Record<string, unknown>)[key] = options[key];
   }
   const handler = createHttpHandler(gateway, handlerOptions);

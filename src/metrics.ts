@@ -70,6 +70,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly limited = new Counter({
+    name: "toolpacks_limit_hits_total",
+    help: "Times a client reached a limit (SPEC 7.6), by limit: a refusal, a session closed to make room, an idle instance taken over, notifications dropped for a slow reader, a stalled reader's connection closed.",
+    labelNames: ["limit"] as const,
+    registers: [this.registry],
+  });
+
   /** Open sessions per selection, and the selections that have a series of their own. */
   private readonly open = new Map<string, number>();
   private readonly labelled = new Set<string>();

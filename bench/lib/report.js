@@ -1,5 +1,7 @@
 /** @module Turns the measured figures into the targets verdicts and a Markdown report a person reads. */
+
 import { searchMarkdown, searchVerdicts } from "../search/measure.mjs";
+import { abuseMarkdown } from "./abuse.js";
 
 const fmt = (v, digits = 0) =>
   Number.isFinite(v)
@@ -285,6 +287,7 @@ export function markdown(results) {
       "",
     );
   }
+  out.push(...abuseMarkdown(results.abuse));
   const lib = results.library.resolve;
   if (lib?.p50Ms !== undefined) {
     out.push("## Library", "");

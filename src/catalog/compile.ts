@@ -7,6 +7,7 @@ import { authOf, forwardedTokenErrors } from "./auth.js";
 import { checkCollisions } from "./collisions.js";
 import { deepFreeze } from "./freeze.js";
 import { auditOf, requirementsOf } from "./identity.js";
+import { limitsOf } from "./limits.js";
 import { type Declared, makeMember, sameMember } from "./members.js";
 import { NAME_RULE, nameProblem, parseRef } from "./names.js";
 import { statePlanOf, tracingPlanOf } from "./settings.js";
@@ -94,6 +95,7 @@ export function compile(files: readonly LoadedFile[], options: CompileOptions = 
     stateMaxBytes: state.limits.maxOwnerBytes,
     state,
     ...(tracing ? { tracing } : {}),
+    limits: limitsOf(files),
     stateDir: stateDirOf(files, options.env ?? {}),
     ...(instructions.length ? { instructions: instructions.join("\n\n") } : {}),
     ...(autoDefer?.auto_over_tokens ? { autoDeferOverTokens: autoDefer.auto_over_tokens } : {}),

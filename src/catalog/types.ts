@@ -3,6 +3,7 @@ import type { AuthConfig, Requires } from "../auth/types.js";
 import type { UpstreamSpec } from "../config/types.js";
 import type { StatePlan } from "../state/config.js";
 import type { TracingPlan } from "../tracing/config.js";
+import type { Limits } from "./limits.js";
 
 /** A tool or prompt is matched by name; a resource member by URI or URI template. */
 export type MemberKind = "tool" | "prompt" | "resource";
@@ -118,6 +119,8 @@ export interface Catalog {
   readonly state: StatePlan;
   /** Where spans go (`tracing:`, OTEL_EXPORTER_OTLP_ENDPOINT); absent: tracing is off. */
   readonly tracing?: TracingPlan;
+  /** Bounds on what clients can make the proxy hold (`limits:`, defaults filled in). */
+  readonly limits: Limits;
   /** Absolute folder for toolpacks' files on disk (instance directories). */
   readonly stateDir: string;
   readonly instructions?: string;

@@ -1,4 +1,7 @@
 /** @module The options of `toolpacks serve`, as commander hands them over (strings until checked). */
+import { Option } from "commander";
+import type { Limits } from "../catalog/limits.js";
+import { trustedProxies } from "../http/client-key.js";
 import type { Level } from "../log.js";
 
 export interface ServeOptions {
@@ -22,4 +25,50 @@ export interface ServeOptions {
   logFormat?: "json" | "text";
   /** stdio only: the session's principal, as the JSON of its claims (`toolsets --as` spelling). */
   as?: string;
+  insecureBind?: boolean;
+  trustedProxy: string[];
+  maxSessions?: string;
+  maxSessionsPerClient?: string;
+  maxBatch?: string;
+}
+
+/** A repeatable option whose environment variable holds a comma-separated list. */
+export function list(flags: string, description: string, each: (v: string) => string = (v) => v): Option {
+  return new Option(flags, description)
+    .argParser((v: string, all: string[] | undefined) => [
+      ...(all ?? []),
+      ...v
+        .split(",")
+        .map((x) => each(x.trim()))
+        .filter(Boolean),
+    ])
+    .default([]);
+}
+
+const LIMIT_OPTIONS = [
+  ["--max-sessions", "maxSessions", "sessions"],
+  ["--max-sessions-per-client", "maxSessionsPerClient", "sessionsPerClient"],
+  ["--max-batch", "maxBatch", "batch"],
+] as const;
+
+/** The limits given as options (they override the config's `limits:`). */
+export function limitOverrides(opts: ServeOptions): Partial<Limits> {
+  const out: Partial<Record<keyof Limits, number>> = {};
+  for (const [, key, field] of LIMIT_OPTIONS) if (opts[key] !== undefined) out[field] = Number(opts[key]);
+  return out;
+}
+
+/** A limit option that is not a whole number from 1, or a trusted proxy that is no address: the reason. */
+export function limitProblem(opts: ServeOptions): string | undefined {
+  for (const [flag, key] of LIMIT_OPTIONS) {
+    const v = opts[key];
+    if (v !== undefined && !(Number.isSafeInteger(Number(v)) && Number(v) >= 1))
+      return `${flag} must be a whole number of at least 1, not ${v}`;
+  }
+  try {
+    trustedProxies(opts.trustedProxy);
+  } catch (err) {
+    return `--trusted-proxy: ${(err as Error).message}`;
+  }
+  return undefined;
 }

@@ -12,7 +12,7 @@ import { killUnadopted } from "../upstream/prespawn.js";
 import { closeAgent } from "../upstream/transport.js";
 import { VERSION } from "../version.js";
 import { toolsetsToolOn } from "./common.js";
-import type { ServeOptions } from "./serve-options.js";
+import { limitOverrides, type ServeOptions } from "./serve-options.js";
 import { openServing } from "./serve-state.js";
 
 export async function runServe(files: string[], opts: ServeOptions, catalog: Catalog): Promise<void> {
@@ -79,6 +79,8 @@ export async function runServe(files: string[], opts: ServeOptions, catalog: Cat
     sessionIdleMs: Number(opts.sessionIdleTimeout) * 1000,
     maxBodyBytes: Number(opts.maxBodyBytes),
     stateless: opts.stateless === true,
+    limits: limitOverrides(opts),
+    trustedProxies: opts.trustedProxy,
     ...(opts.sessionSecret ? { sessionSecret: opts.sessionSecret } : {}),
     allowedOrigins: opts.allowedOrigin,
     ...(opts.allowedHost.length

@@ -3,13 +3,14 @@ import { type Command, Option } from "commander";
 import { parsePrincipalJson } from "../auth/requirements.js";
 import type { Catalog } from "../catalog/types.js";
 import { usesInstanceVars } from "../config/instance-vars.js";
+import { bindProblem, envFlag } from "../http/bind-check.js";
 import { select } from "../selection.js";
 import { upstreamCapabilities } from "../upstream/capabilities.js";
 import { prespawn, prespawnProbed } from "../upstream/prespawn.js";
 import { spawnSpecOf } from "../upstream/spawn-spec.js";
 import { VERSION } from "../version.js";
 import { catalogOrExit } from "./common.js";
-import type { ServeOptions } from "./serve-options.js";
+import { limitProblem, list, type ServeOptions } from "./serve-options.js";
 
 export function registerServe(program: Command): void {
   program
@@ -35,23 +36,49 @@ export function registerServe(program: Command): void {
         "what a URL naming nothing gets, in URL spelling (over stdio: the whole selection)",
       ).env("TOOLPACKS_TOOLSETS"),
     )
-    .option(
-      "--ignore-query-key <key>",
-      "a query key that is not a toolset name (repeatable)",
-      (v: string, all: string[]) => [...all, v],
-      [],
+    .addOption(
+      list("--ignore-query-key <key>", "a query key that is not a toolset name (repeatable)").env(
+        "TOOLPACKS_IGNORE_QUERY_KEYS",
+      ),
+    )
+    .addOption(
+      list(
+        "--allowed-host <host>",
+        "a Host name requests may carry (repeatable; default: loopback names when bound to loopback, else any)",
+        (v) => v.toLowerCase(),
+      ).env("TOOLPACKS_ALLOWED_HOSTS"),
+    )
+    .addOption(
+      list(
+        "--allowed-origin <origin>",
+        "a browser Origin allowed besides the allowed hosts (repeatable)",
+      ).env("TOOLPACKS_ALLOWED_ORIGINS"),
     )
     .option(
-      "--allowed-host <host>",
-      "a Host name requests may carry (repeatable; default: loopback names when bound to loopback, else any)",
-      (v: string, all: string[]) => [...all, v.toLowerCase()],
-      [],
+      "--insecure-bind",
+      "serve on a non-loopback address without --allowed-host and without auth (env TOOLPACKS_INSECURE_BIND=1)",
     )
-    .option(
-      "--allowed-origin <origin>",
-      "a browser Origin allowed besides the allowed hosts (repeatable)",
-      (v: string, all: string[]) => [...all, v],
-      [],
+    .addOption(
+      list(
+        "--trusted-proxy <address>",
+        "a reverse proxy (address or ADDRESS/PREFIX) whose X-Forwarded-For names the client, for per-client limits (repeatable)",
+      ).env("TOOLPACKS_TRUSTED_PROXIES"),
+    )
+    .addOption(
+      new Option("--max-sessions <n>", "open sessions in total (config limits.sessions; default 10000)").env(
+        "TOOLPACKS_MAX_SESSIONS",
+      ),
+    )
+    .addOption(
+      new Option(
+        "--max-sessions-per-client <n>",
+        "open sessions of one client (config limits.sessions_per_client; default 1000)",
+      ).env("TOOLPACKS_MAX_SESSIONS_PER_CLIENT"),
+    )
+    .addOption(
+      new Option("--max-batch <n>", "messages in one JSON-RPC batch (config limits.batch; default 100)").env(
+        "TOOLPACKS_MAX_BATCH",
+      ),
     )
     .addOption(
       new Option(
@@ -68,7 +95,7 @@ export function registerServe(program: Command): void {
         'stdio only: who the session is, as JSON claims, for toolsets with requires: (\'{"scope":"a b","groups":["x"]}\')',
       ).env("TOOLPACKS_AS"),
     )
-    .option("--watch", "reload when a config file changes (SIGHUP always reloads)")
+    .option("--watch", "reload when a config file changes (SIGHUP always reloads; env TOOLPACKS_WATCH=1)")
     .option(
       "--no-toolsets-tool",
       "do not offer the list_server_toolsets tool (env TOOLPACKS_TOOLSETS_TOOL=0)",
@@ -108,12 +135,26 @@ export function registerServe(program: Command): void {
         .env("TOOLPACKS_LOG_FORMAT"),
     )
     .action(async (files: string[], opts: ServeOptions) => {
-      const bad = optionProblem(opts);
+      opts.watch ||= envFlag(process.env.TOOLPACKS_WATCH);
+      opts.insecureBind ||= envFlag(process.env.TOOLPACKS_INSECURE_BIND);
+      const bad = optionProblem(opts) ?? limitProblem(opts);
       if (bad) {
         process.stderr.write(`toolpacks serve: ${bad}\n`);
         process.exit(2);
       }
       const catalog = catalogOrExit(files);
+      const exposed =
+        opts.transport !== "stdio" &&
+        bindProblem({
+          host: opts.host,
+          allowedHosts: opts.allowedHost,
+          authenticated: catalog.auth !== undefined,
+          insecure: opts.insecureBind === true,
+        });
+      if (exposed) {
+        process.stderr.write(`toolpacks serve: ${exposed}\n`);
+        process.exit(2);
+      }
       // The default selection's stdio upstreams start now, on the other core, while the serving code loads.
       prespawnDefaults(catalog, opts);
       const { runServe } = await import("./serve-run.js");

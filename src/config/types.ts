@@ -64,12 +64,24 @@ export interface AuditSpec {
   subject?: "plain" | "digest";
 }
 
+/** `limits:` as written (see src/catalog/limits.ts). */
+export interface LimitsSpec {
+  sessions?: number;
+  sessions_per_client?: number;
+  instances_per_minute?: number;
+  batch?: number;
+  requests_per_session?: number;
+  pending_output_bytes?: number;
+  stalled_reader_timeout?: number;
+}
+
 export interface PacksFile {
   name?: string;
   auth?: AuthConfig;
   audit?: AuditSpec;
   state?: { store?: string; max_session_bytes?: number; max_total_bytes?: number };
   tracing?: { endpoint?: string; service_name?: string; sample_ratio?: number };
+  limits?: LimitsSpec;
   instructions?: string;
   public_env?: string[];
   state_dir?: string;

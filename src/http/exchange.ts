@@ -6,6 +6,8 @@
 import type { ServerResponse } from "node:http";
 import type { JSONRPCMessage, RequestId } from "@modelcontextprotocol/sdk/types.js";
 import type { Reply } from "../proxy/modern.js";
+import { OutputGuard } from "./output-guard.js";
+import type { TransportOptions } from "./session-transport.js";
 
 const SSE_HEADERS = {
   "content-type": "text/event-stream",
@@ -25,10 +27,14 @@ export class Exchange implements Reply {
   readonly controller = new AbortController();
   private streaming = false;
   private done = false;
+  /** Bounds what waits to be written once the answer is a stream (SPEC §7.6). */
+  private guard: OutputGuard | undefined;
 
   constructor(
     private readonly res: ServerResponse,
     private readonly id: RequestId,
+    /** Bounds on unsent output (limits.pending_output_bytes, stalled_reader_timeout); none: unbounded. */
+    private readonly bounds?: TransportOptions,
   ) {
     res.on("close", () => {
       if (!this.done) this.controller.abort(new Error("the client closed the request"));
@@ -42,7 +48,10 @@ export class Exchange implements Reply {
     if (m.method === undefined && m.id === this.id) {
       this.done = true;
       if (this.streaming) {
-        res.end(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+        if (this.guard) {
+          this.guard.event(message);
+          this.guard.end();
+        } else res.end(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
         return;
       }
       const body = JSON.stringify(message);
@@ -51,13 +60,18 @@ export class Exchange implements Reply {
         "content-length": Buffer.byteLength(body),
       });
       res.end(body);
+      const output = this.bounds?.output;
+      if (output) OutputGuard.afterEnd(res, output, this.bounds?.outputEvents);
       return;
     }
     if (!this.streaming) {
       this.streaming = true;
       res.writeHead(200, SSE_HEADERS);
+      const output = this.bounds?.output;
+      if (output) this.guard = new OutputGuard(res, output, this.bounds?.outputEvents);
     }
-    res.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+    if (this.guard) this.guard.event(message);
+    else res.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
   }
 
   abandon(): void {

@@ -4,7 +4,8 @@ import type { IncomingMessage } from "node:http";
 const LOOPBACK = ["localhost", "127.0.0.1", "[::1]", "::1"];
 
 export function isLoopback(host: string): boolean {
-  return LOOPBACK.includes(host) || host.startsWith("127.");
+  const h = host.replace(/^\[?::ffff:/i, "").replace(/\]$/, "");
+  return LOOPBACK.includes(host) || h.startsWith("127.");
 }
 
 /** The hostnames a server bound to `bindHost` accepts by default: loopback names when it is loopback, else any. */
@@ -20,7 +21,8 @@ function hostname(hostHeader: string): string {
 
 /**
  * Undefined when the request may pass; otherwise why not. `allowedHosts` undefined means any Host; an Origin,
- * when a browser sends one, must be one of `allowedOrigins` or name an allowed host.
+ * when a browser sends one, must be one of `allowedOrigins` or name an allowed host. Never the request's own
+ * Host: a page that rebinds its name to this server sends a Host and an Origin that agree.
  */
 export function rebindingProblem(
   req: IncomingMessage,
@@ -38,8 +40,8 @@ export function rebindingProblem(
     } catch {
       return `Origin ${JSON.stringify(origin)} is not a URL`;
     }
-    const hosts = allowedHosts ?? (req.headers.host ? [hostname(req.headers.host)] : []);
-    if (!hosts.includes(hostname(originHost))) return `Origin ${JSON.stringify(origin)} is not allowed`;
+    if (!(allowedHosts ?? []).includes(hostname(originHost)))
+      return `Origin ${JSON.stringify(origin)} is not allowed`;
   } else if (origin === "null" && !allowedOrigins.includes("null")) {
     return "Origin null is not allowed";
   }

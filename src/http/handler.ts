@@ -6,7 +6,6 @@ import {
   LATEST_PROTOCOL_VERSION,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from "@modelcontextprotocol/sdk/types.js";
-import type { Requires } from "../auth/types.js";
 import { classifyPost } from "../modern/classify.js";
 import type { Gateway } from "../proxy/gateway.js";
 import { TooManyInstances } from "../upstream/pool.js";
@@ -16,7 +15,9 @@ import { sendHealth, sendReady } from "./health.js";
 import { readMessages } from "./messages.js";
 import { ModernEndpoint } from "./modern.js";
 import { sendJson, sendRpcError } from "./replies.js";
-import { type Entry, isRefusal, type Refusal, SessionTable } from "./sessions.js";
+import { type Entry, grantedTo, isRefusal, type Refusal, refuse } from "./session-entry.js";
+import { handlerLimits, type LimitOverrides } from "./session-limits.js";
+import { SessionTable } from "./sessions.js";
 
 export interface HandlerOptions {
   /** Where MCP is served (default /mcp). */
@@ -37,6 +38,10 @@ export interface HandlerOptions {
   readonly sessionSecret?: string;
   /** No sessions: every request is served by a session made for it and closed after it. */
   readonly stateless: boolean;
+  /** Limits that override the config's `limits:` (serve options). */
+  readonly limits?: LimitOverrides;
+  /** Proxies (addresses or ADDRESS/PREFIX) whose X-Forwarded-For names the client, for per-client limits. */
+  readonly trustedProxies?: readonly string[];
 }
 
 export const defaultHandlerOptions: HandlerOptions = Object.freeze({
@@ -59,27 +64,19 @@ export interface McpHttpHandler {
   close(): Promise<void>;
 }
 
-function refuse(res: ServerResponse, r: Refusal): void {
-  sendRpcError(res, r.status, r.code, r.message, r.headers);
-}
-
-/** What a session's later requests must still be granted: the requirements of its active gated toolsets. */
-function grantedTo(gateway: Gateway, entry: Entry): Requires[] {
-  const out: Requires[] = [];
-  for (const name of entry.session.selection.active) {
-    const requires = gateway.catalog.toolset.get(name)?.requires;
-    if (requires) out.push(requires);
-  }
-  return out;
-}
-
 export function createHttpHandler(gateway: Gateway, partial: Partial<HandlerOptions> = {}): McpHttpHandler {
   const options = { ...defaultHandlerOptions, ...partial };
+  const bounds = handlerLimits(gateway, options.limits, options.trustedProxies ?? []);
   const table = new SessionTable(gateway, {
     sessionIdleMs: options.sessionIdleMs,
     ...(options.sessionSecret ? { sessionSecret: options.sessionSecret } : {}),
+    ...bounds,
   });
-  const modern = new ModernEndpoint(gateway, { idleMs: options.sessionIdleMs, maxContexts: MAX_CONTEXTS });
+  const modern = new ModernEndpoint(gateway, {
+    idleMs: options.sessionIdleMs,
+    maxContexts: MAX_CONTEXTS,
+    limits: table.limits,
+  });
   const log = gateway.logger;
   const identity = new HttpIdentity(log, options.path, gateway.options.ignoreKeys);
 
@@ -89,7 +86,7 @@ export function createHttpHandler(gateway: Gateway, partial: Partial<HandlerOpti
     query: string,
     who: Admitted,
   ): Promise<void> {
-    const read = await readMessages(req, res, options.maxBodyBytes);
+    const read = await readMessages(req, res, options.maxBodyBytes, bounds.limits().batch);
     if (!read) return;
     const { messages, batch } = read;
     // The body decides the era (SPEC §12.1): a request with the 2026-07-28 envelope has no session.

@@ -9,6 +9,7 @@ export async function readMessages(
   req: IncomingMessage,
   res: ServerResponse,
   maxBodyBytes: number,
+  maxBatch = Number.POSITIVE_INFINITY,
 ): Promise<{ messages: JSONRPCMessage[]; batch: boolean } | undefined> {
   const type = req.headers["content-type"] ?? "";
   let parsed: unknown = (req as { body?: unknown }).body;
@@ -21,9 +22,14 @@ export async function readMessages(
     }
     const body = await readBody(req, maxBodyBytes);
     if (!body.ok) {
-      sendRpcError(res, 413, -32000, `Payload Too Large: the limit is ${maxBodyBytes} bytes`, {
-        connection: "close",
-      });
+      // Read to its end, the connection can serve on; cut short, it cannot.
+      sendRpcError(
+        res,
+        413,
+        -32000,
+        `Payload Too Large: the limit is ${maxBodyBytes} bytes`,
+        body.drained ? {} : { connection: "close" },
+      );
       return undefined;
     }
     try {
@@ -37,6 +43,11 @@ export async function readMessages(
   const messages = (batch ? parsed : [parsed]) as JSONRPCMessage[];
   if (messages.length === 0) {
     sendRpcError(res, 400, -32600, "Invalid Request: an empty batch");
+    return undefined;
+  }
+  if (messages.length > maxBatch) {
+    const message = `Invalid Request: a batch may hold at most ${maxBatch} messages (limits.batch); this one holds ${messages.length}`;
+    sendRpcError(res, 400, -32600, message);
     return undefined;
   }
   // What the SDK cannot parse it never answers: refuse it here, whole, with the reason.

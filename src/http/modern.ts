@@ -22,7 +22,8 @@ import type { Session } from "../proxy/session.js";
 import { TooManyInstances } from "../upstream/pool.js";
 import { Exchange } from "./exchange.js";
 import { sendRpcError } from "./replies.js";
-import { sessionDigest } from "./sessions.js";
+import { sessionDigest } from "./session-entry.js";
+import { refusalOf, type SessionLimits } from "./session-limits.js";
 
 type Request = { id: RequestId; method: string; params?: Record<string, unknown> };
 
@@ -31,6 +32,11 @@ export interface ModernOptions {
   readonly idleMs: number;
   /** Contexts kept at once; past it the least recently used idle one is closed. */
   readonly maxContexts: number;
+  /**
+   * The handler's session limits (SPEC §7.6), applied per context: instance slots and the start rate when a
+   * context opens, requests in flight, bounded output per response. None: unbounded.
+   */
+  readonly limits?: SessionLimits;
 }
 
 interface Context {
@@ -117,16 +123,16 @@ export class ModernEndpoint {
       ({ context, ephemeral } = parked ?? (await this.context(selected.selection, req, principal)));
     } catch (err) {
       if (!(err instanceof TooManyInstances)) throw err;
-      return sendRpcError(
-        res,
-        503,
-        -32000,
-        `Service Unavailable: ${err.message}`,
-        { "retry-after": "30" },
-        m.id,
-      );
+      const r = refusalOf(err);
+      return sendRpcError(res, r.status, r.code, r.message, r.headers, m.id);
     }
     const session = context.session;
+    const bounds = this.options.limits?.transport(session.digest);
+    if (bounds?.maxInFlight !== undefined && context.busy >= bounds.maxInFlight) {
+      if (ephemeral) this.release(context);
+      const message = `Too Many Requests: ${context.busy} requests with this selection and these credentials are in flight and at most ${bounds.maxInFlight} may be (limits.requests_per_session); wait for their answers`;
+      return sendRpcError(res, 429, -32000, message, { "retry-after": "1" }, m.id);
+    }
     if (m.method === "tools/call") {
       const route = session.resolution.tool.get(String(m.params?.name));
       const scan = route ? paramHeadersOf(route.definition) : undefined;
@@ -135,7 +141,7 @@ export class ModernEndpoint {
         : undefined;
       if (mismatch) return sendRefusal(res, mismatch, m.id);
     }
-    const exchange = new Exchange(res, m.id);
+    const exchange = new Exchange(res, m.id, bounds);
     const rid = req.headers["x-request-id"];
     context.busy++;
     try {
@@ -212,18 +218,15 @@ export class ModernEndpoint {
     const key = `${accessKey(selection)}\u0000${owner}`;
     const open = async (): Promise<Context> => {
       const sessionKey = ephemeral ? randomUUID() : `2026-07-28\u0000${key}`;
-      // Captured values belong to the credential values and identity (any selection, any replica), never to a
-      // context that callers with neither share: those capture nothing (SPEC §8.5).
+      // Captured values belong to the credential values and identity (any selection, any replica); callers
+      // with neither get bearer handles (SPEC §8.5).
       const stateOwner = anonymous && !principal ? BEARER_OWNER : this.gateway.handles.credentialOwner(owner);
-      const session = await this.gateway.open(
-        selection,
-        req.headers,
-        sessionKey,
-        sessionDigest(sessionKey),
-        principal,
-        owner,
-        stateOwner,
-      );
+      const limits = this.options.limits;
+      const client = limits?.clientOf(req, principal) ?? "";
+      const slots = limits ? await limits.reserve(selection, req.headers, sessionKey, client) : undefined;
+      const session = await this.gateway
+        .open(selection, req.headers, sessionKey, sessionDigest(sessionKey), principal, owner, stateOwner)
+        .finally(() => slots?.());
       return { session, lastUsed: this.gateway.now(), busy: 0 };
     };
     if (ephemeral) {

@@ -2,6 +2,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage, MessageExtraInfo, RequestId } from "@modelcontextprotocol/sdk/types.js";
+import { type OutputEvents, OutputGuard, type OutputLimits } from "./output-guard.js";
 import { sendRpcError } from "./replies.js";
 
 /** One POST that carried requests: answered as plain JSON unless something must be streamed before the answer. */
@@ -12,17 +13,25 @@ interface PendingPost {
   readonly batch: boolean;
   sse: boolean;
   done: boolean;
+  /** Bounds what waits to be written once the answer is a stream. */
+  guard?: OutputGuard;
 }
+
+export interface TransportOptions {
+  /** Bounds on unsent output per response, and what to say when a client falls behind (default: none). */
+  readonly output?: OutputLimits;
+  readonly outputEvents?: OutputEvents;
+  /** Requests this session may have in flight at once (default: no bound). */
+  readonly maxInFlight?: number;
+}
+
+const UNBOUNDED: OutputLimits = { pendingBytes: Number.POSITIVE_INFINITY, stalledMs: 2_000_000_000 };
 
 const SSE_HEADERS = {
   "content-type": "text/event-stream",
   "cache-control": "no-cache",
   connection: "keep-alive",
 };
-
-function event(message: JSONRPCMessage): string {
-  return `event: message\ndata: ${JSON.stringify(message)}\n\n`;
-}
 
 export class HttpSessionTransport implements Transport {
   /** Read by tracing (`network.transport`). */
@@ -32,6 +41,7 @@ export class HttpSessionTransport implements Transport {
   onmessage?: <T extends JSONRPCMessage>(message: T, extra?: MessageExtraInfo) => void;
   private readonly pending = new Map<RequestId, PendingPost>();
   private stream: ServerResponse | undefined;
+  private streamGuard: OutputGuard | undefined;
   private closed = false;
   /** The id of the client's initialize: if it fails, the session must not live on. */
   private initId: RequestId | undefined;
@@ -46,7 +56,12 @@ export class HttpSessionTransport implements Transport {
   constructor(
     readonly sessionId: string,
     private readonly announce = true,
+    private readonly options: TransportOptions = {},
   ) {}
+
+  private guard(res: ServerResponse): OutputGuard {
+    return new OutputGuard(res, this.options.output ?? UNBOUNDED, this.options.outputEvents);
+  }
 
   private headers(extra: Record<string, string>): Record<string, string> {
     return this.announce ? { ...extra, "mcp-session-id": this.sessionId } : extra;
@@ -59,12 +74,23 @@ export class HttpSessionTransport implements Transport {
     return this.stream !== undefined;
   }
 
+  /** No request waits for its answer and no GET stream is open: closing the session interrupts nothing. */
+  get idle(): boolean {
+    return this.pending.size === 0 && this.stream === undefined;
+  }
+
   handlePost(req: IncomingMessage, res: ServerResponse, messages: JSONRPCMessage[], batch: boolean): void {
     const requestInfo = { headers: req.headers };
     const ids = messages.filter((m) => "method" in m && "id" in m).map((m) => (m as { id: RequestId }).id);
     if (ids.length === 0) {
       res.writeHead(202, this.headers({})).end();
       for (const m of messages) this.onmessage?.(m, { requestInfo });
+      return;
+    }
+    const max = this.options.maxInFlight;
+    if (max !== undefined && this.pending.size + ids.length > max) {
+      const message = `Too Many Requests: this session has ${this.pending.size} requests in flight and may have at most ${max} (limits.requests_per_session); wait for their answers`;
+      sendRpcError(res, 429, -32000, message, this.headers({ "retry-after": "1" }));
       return;
     }
     const taken = ids.find((id) => this.pending.has(id));
@@ -97,7 +123,7 @@ export class HttpSessionTransport implements Transport {
     if (post.waiting.size > 0 || post.done) return;
     post.done = true;
     if (post.sse) {
-      post.res.end();
+      post.guard?.end();
       return;
     }
     if (post.responses.length) {
@@ -116,8 +142,11 @@ export class HttpSessionTransport implements Transport {
     res.writeHead(200, this.headers(SSE_HEADERS));
     res.flushHeaders();
     this.stream = res;
+    this.streamGuard = this.guard(res);
     res.on("close", () => {
-      if (this.stream === res) this.stream = undefined;
+      if (this.stream !== res) return;
+      this.stream = undefined;
+      this.streamGuard = undefined;
     });
   }
 
@@ -148,12 +177,12 @@ export class HttpSessionTransport implements Transport {
     const post = related !== undefined ? this.pending.get(related) : undefined;
     if (post && !post.done) {
       this.upgrade(post);
-      post.res.write(event(message));
+      post.guard!.event(message);
       return;
     }
     // Not tied to a live request: the standalone GET stream. A notification with nowhere to go is dropped (as the
     // SDK does); a request fails at once rather than waiting for an answer that cannot come.
-    if (this.stream) this.stream.write(event(message));
+    if (this.streamGuard) this.streamGuard.event(message);
     else if ("id" in message && "method" in message) {
       throw new Error(`the client has no open stream to receive ${(message as { method: string }).method}`);
     }
@@ -192,8 +221,9 @@ export class HttpSessionTransport implements Transport {
       }
     }
     this.pending.clear();
-    this.stream?.end();
+    this.streamGuard?.end();
     this.stream = undefined;
+    this.streamGuard = undefined;
     this.onclose?.();
     this.onclosed?.();
   }
@@ -202,18 +232,19 @@ export class HttpSessionTransport implements Transport {
     if (post.sse) return;
     post.sse = true;
     post.res.writeHead(200, this.headers(SSE_HEADERS));
+    post.guard = this.guard(post.res);
     // Answers of a batch that came before the switch go out first.
-    for (const answered of post.responses) post.res.write(event(answered));
+    for (const answered of post.responses) post.guard.event(answered);
     post.responses.length = 0;
   }
 
   private answer(post: PendingPost, message: JSONRPCMessage): void {
     if (post.done) return;
     if (post.sse) {
-      post.res.write(event(message));
+      post.guard!.event(message);
       if (post.waiting.size === 0) {
         post.done = true;
-        post.res.end();
+        post.guard!.end();
       }
       return;
     }
@@ -227,5 +258,6 @@ export class HttpSessionTransport implements Transport {
     const body = JSON.stringify(post.batch ? post.responses : post.responses[0]);
     post.res.writeHead(200, this.headers({ "content-type": "application/json" }));
     post.res.end(body);
+    if (this.options.output) OutputGuard.afterEnd(post.res, this.options.output, this.options.outputEvents);
   }
 }

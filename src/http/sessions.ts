@@ -1,5 +1,5 @@
 /** @module The session table: open, find (or rebuild from a signed id), bind, expire and close HTTP sessions. */
-import { createHash, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
 import { identityKey } from "../auth/requirements.js";
@@ -8,45 +8,17 @@ import type { Gateway } from "../proxy/gateway.js";
 import { bindingOf, credentialsOf } from "../proxy/instances.js";
 import type { Session } from "../proxy/session.js";
 import { TooManyInstances } from "../upstream/pool.js";
+import {
+  anotherIdentity,
+  type Entry,
+  isRefusal,
+  type Refusal,
+  sessionDigest,
+  type TableOptions,
+} from "./session-entry.js";
 import { type SessionSeed, signSessionId, subjectDigest, verifySessionId } from "./session-id.js";
+import { refusalOf, SessionLimits } from "./session-limits.js";
 import { HttpSessionTransport } from "./session-transport.js";
-
-export interface Entry {
-  readonly session: Session;
-  readonly transport: HttpSessionTransport;
-  /** The digest of the credential values the session was opened with: every request must carry the same. */
-  readonly binding: string;
-  /** The identity of its initialize's principal (`identityKey`): every request must be the same. */
-  readonly subject: string | undefined;
-}
-
-/** Why a session could not be opened or found: an HTTP status and a JSON-RPC error. */
-export interface Refusal {
-  readonly status: number;
-  readonly code: number;
-  readonly message: string;
-  readonly headers?: Record<string, string>;
-}
-
-export interface TableOptions {
-  readonly sessionIdleMs: number;
-  /** With a secret shared by replicas, ids are signed seeds any replica can rebuild a session from. */
-  readonly sessionSecret?: string;
-}
-
-/** A request whose token names another subject than the session's initialize did. */
-function anotherIdentity(): Refusal {
-  return { status: 403, code: -32000, message: "Forbidden: this session belongs to another identity" };
-}
-
-export function isRefusal(x: Entry | Refusal): x is Refusal {
-  return "status" in x;
-}
-
-/** A session id is a bearer of its session: logs show a short digest of it, never the id. */
-export function sessionDigest(id: string): string {
-  return createHash("sha256").update(id).digest("hex").slice(0, 12);
-}
 
 /** Why a session leaves this replica's table: a client's DELETE, idle expiry, shutdown, or a DELETE elsewhere. */
 type Leaving = "deleted" | "expired" | "shutdown" | "ended-elsewhere";
@@ -55,11 +27,19 @@ export class SessionTable {
   private readonly entries = new Map<string, Entry>();
   private readonly rebuilding = new Map<string, Promise<Entry | Refusal>>();
   private readonly sweep: NodeJS.Timeout;
+  /** The session limits, shared with the 2026-07-28 endpoint (one start rate and one slot table per handler). */
+  readonly limits: SessionLimits;
 
   constructor(
     private readonly gateway: Gateway,
     private readonly options: TableOptions,
   ) {
+    this.limits = new SessionLimits(
+      gateway,
+      options.limits,
+      (id) => this.entries.get(id)?.transport.idle ?? false,
+      options.clientOf,
+    );
     this.sweep = setInterval(() => this.expire(), Math.min(options.sessionIdleMs, 60_000));
     this.sweep.unref();
   }
@@ -94,22 +74,38 @@ export class SessionTable {
     const binding = bindingOf(credentials);
     const id = init.id ?? this.newId(query, init.seed ?? {}, binding, principal);
     const digest = sessionDigest(id);
+    const client = this.limits.clientOf(req, principal);
+    const ticket = await this.limits.admit(client, (old) => this.drop(old));
+    if ("status" in ticket) return ticket;
     let session: Session;
     try {
-      session = await this.gateway.open(selection, req.headers, id, digest, principal);
+      const slots = await this.limits.instances(selection, req.headers, id, client);
+      if (typeof slots !== "function") {
+        ticket.release();
+        return slots;
+      }
+      session = await this.gateway.open(selection, req.headers, id, digest, principal).finally(slots);
     } catch (err) {
+      ticket.release();
       if (!(err instanceof TooManyInstances)) throw err;
-      return {
-        status: 503,
-        code: -32000,
-        message: `Service Unavailable: ${err.message}`,
-        headers: { "retry-after": "30" },
-      };
+      return refusalOf(err);
     }
-    const transport = new HttpSessionTransport(id, !init.stateless);
-    const entry: Entry = { session, transport, binding, subject: principal && identityKey(principal) };
+    ticket.bind(id);
+    const transport = new HttpSessionTransport(
+      id,
+      !init.stateless,
+      this.limits.transport(init.stateless ? undefined : digest),
+    );
+    const entry: Entry = {
+      session,
+      transport,
+      binding,
+      client,
+      subject: principal && identityKey(principal),
+    };
     transport.onclosed = () => {
       if (this.entries.get(id)?.transport === transport) this.entries.delete(id);
+      this.limits.forget(id);
       void this.gateway.closeSession(session);
       // In this process's memory a session's values cannot outlive it; in a shared store they stay for the
       // other replicas until a DELETE (drop) or their TTL.
@@ -173,6 +169,7 @@ export class SessionTable {
     if (entry.binding !== this.bindingOfRequest(undefined, req, principal, entry.session))
       return this.forbidden();
     entry.session.lastSeen = this.gateway.now();
+    this.limits.touch(id);
     return entry;
   }
 
@@ -220,6 +217,7 @@ export class SessionTable {
     }
     if (!e) return;
     this.entries.delete(id);
+    this.limits.forget(id);
     await this.gateway.closeSession(e.session);
   }
 

@@ -8,6 +8,8 @@ import { rpcError } from "./errors.js";
 import type { Params } from "./host.js";
 
 const TIMEOUT_MS = 10 * 60_000;
+/** Requests one session may have waiting for its client's answer; more are refused to the upstream at once. */
+export const MAX_WAITING = 100;
 
 type Send = (message: JSONRPCMessage, relatedRequestId?: RequestId) => Promise<void>;
 
@@ -29,6 +31,10 @@ export class Outbound {
     relatedRequestId?: RequestId,
     timeoutMs = TIMEOUT_MS,
   ): Promise<Params> {
+    if (this.waiting.size >= MAX_WAITING) {
+      const message = `the client already has ${MAX_WAITING} requests of this session waiting for its answer; ${request.method} is refused`;
+      return Promise.reject(rpcError(-32603, message));
+    }
     const id = ++this.seq;
     return new Promise<Params>((resolve, reject) => {
       const cancel = (reason: unknown) => {

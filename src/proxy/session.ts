@@ -75,7 +75,7 @@ export class Session implements SessionState {
   private current: Resolution;
   private currentRefs: ReadonlyMap<string, InstanceRef>;
   private transport: SessionTransport | undefined;
-  private readonly inflight = new Map<RequestId, AbortController>();
+  readonly inflight = new Map<RequestId, AbortController>();
   /** This session's calls in flight per upstream: its own instances' untied messages ride on the latest. */
   private readonly calls = new CallsByUpstream<Call>();
   private readonly outbound = new Outbound((m, related) => this.send(m, related));

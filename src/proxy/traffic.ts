@@ -26,6 +26,9 @@ export interface TrafficDeps {
 
 type Notification = { method: string; params?: Params };
 
+/** Resource subscriptions one session may hold (each URI once). */
+export const MAX_SUBSCRIPTIONS = 1000;
+
 export const IN_FLIGHT_WARNING =
   "attribution: in-flight delivers an upstream's untied log lines and requests to whichever client has a call open: safe with one user only";
 
@@ -43,12 +46,16 @@ export class Traffic implements SessionTraffic {
   private readonly levels = new Map<string, LogLevel>();
   /** URL elicitations in progress: their completion goes to the client that got them. Bounded. */
   private readonly elicitations = new Map<string, Peer>();
+  /** Subscriptions per session (bounded by MAX_SUBSCRIPTIONS). */
+  private readonly subscribedBy = new WeakMap<Peer, number>();
 
   constructor(private readonly deps: TrafficDeps) {}
 
   /** An instance is gone (closed, reaped, replaced by a reload): nothing about it is kept. */
   forgetInstance(ref: InstanceRef): void {
     this.inflight.delete(ref.id);
+    for (const peers of this.subscriptions.get(ref.id)?.values() ?? [])
+      for (const p of peers) this.subscribedBy.set(p, Math.max(0, (this.subscribedBy.get(p) ?? 1) - 1));
     this.subscriptions.delete(ref.id);
     this.subscribed.delete(ref.id);
     this.levels.delete(ref.id);
@@ -131,16 +138,22 @@ export class Traffic implements SessionTraffic {
 
   subscribe(ref: InstanceRef, uri: string, peer: Peer): boolean {
     const byUri = getOrCreate(this.subscriptions, ref.id, () => new Map<string, Set<Peer>>());
+    const peers = byUri.get(uri);
+    if (peers?.has(peer)) return false;
+    const mine = this.subscribedBy.get(peer) ?? 0;
+    if (mine >= MAX_SUBSCRIPTIONS)
+      throw rpcError(-32000, `a session may hold at most ${MAX_SUBSCRIPTIONS} resource subscriptions`);
+    this.subscribedBy.set(peer, mine + 1);
     this.subscribed.set(ref.id, ref);
-    const first = !byUri.has(uri);
     getOrCreate(byUri, uri, () => new Set<Peer>()).add(peer);
-    return first;
+    return peers === undefined;
   }
 
   unsubscribe(ref: InstanceRef, uri: string, peer: Peer): boolean {
     const byUri = this.subscriptions.get(ref.id);
     const set = byUri?.get(uri);
     if (!set?.delete(peer)) return false;
+    this.subscribedBy.set(peer, Math.max(0, (this.subscribedBy.get(peer) ?? 1) - 1));
     if (set.size) return false;
     byUri!.delete(uri);
     return true;
@@ -157,6 +170,7 @@ export class Traffic implements SessionTraffic {
         }
       }
     }
+    this.subscribedBy.delete(peer);
     for (const m of this.inflight.values()) m.delete(peer);
     for (const [k, p] of this.elicitations) if (p === peer) this.elicitations.delete(k);
     return released;

@@ -33,7 +33,17 @@ export interface PoolHooks extends Hooks {
   ): Promise<unknown>;
 }
 
-export class TooManyInstances extends Error {}
+/** No instance can be had now: 503 (every slot busy) or 429 (the client starts new ones too fast). */
+export class TooManyInstances extends Error {
+  constructor(
+    message: string,
+    readonly status: 503 | 429 = 503,
+    /** Seconds, for a `Retry-After` header. */
+    readonly retryAfter = 30,
+  ) {
+    super(message);
+  }
+}
 
 interface Entry {
   readonly ref: InstanceRef;
@@ -119,6 +129,20 @@ export class UpstreamPool {
     this.forget(entry);
     await entry.connection.close();
     await this.dirs.release(entry.ref);
+  }
+
+  /** The running per-credential and per-session instances of an upstream. */
+  isolated(upstream: string): InstanceRef[] {
+    const out: InstanceRef[] = [];
+    for (const e of this.entries.values())
+      if (e.ref.upstream === upstream && e.ref.kind !== "shared") out.push(e.ref);
+    return out;
+  }
+
+  /** Closes an isolated instance now, whoever still holds it (to give its slot to another). */
+  async closeNow(ref: InstanceRef): Promise<void> {
+    const entry = this.entries.get(ref.id);
+    if (entry && ref.kind !== "shared") await this.closeEntry(entry);
   }
 
   /** A session starts using an instance. */

@@ -14,6 +14,7 @@ import {
   tempDir,
   toolNames,
 } from "../helpers/proc.js";
+import { rawStatus } from "../helpers/wire.js";
 
 const tmp = tempDir();
 const cleanups: (() => Promise<unknown>)[] = [];
@@ -279,30 +280,7 @@ describe("security", () => {
       method: "initialize",
       params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "x", version: "1" } },
     };
-    const { request } = await import("node:http");
-    const post = (headers: Record<string, string>) =>
-      new Promise<number>((ok, fail) => {
-        const u = new URL(served.url());
-        const req = request(
-          {
-            host: u.hostname,
-            port: u.port,
-            path: u.pathname,
-            method: "POST",
-            headers: {
-              "content-type": "application/json",
-              accept: "application/json, text/event-stream",
-              ...headers,
-            },
-          },
-          (res) => {
-            res.resume();
-            ok(res.statusCode ?? 0);
-          },
-        );
-        req.on("error", fail);
-        req.end(JSON.stringify(init));
-      });
+    const post = (headers: Record<string, string>) => rawStatus(served.url(), headers, init);
     expect(await post({ host: "evil.example.com" })).toBe(403);
     expect(await post({ host: u(served), origin: "http://evil.example.com" })).toBe(403);
     expect(await post({ host: u(served), origin: `http://${u(served)}` })).toBe(200);
@@ -404,16 +382,21 @@ upstreams:
     const calls = events(ev).filter((e) => e.event === "call");
     expect(calls).toHaveLength(2);
     expect(calls[0]!.pid).not.toBe(calls[1]!.pid);
-    const third = await httpClient(served.url()).catch((e: Error) => e);
-    expect(third).toBeInstanceOf(Error);
-    expect(String((third as Error).message)).toMatch(/max_instances: 2/);
-    // Closing a session closes its process; then there is room again.
-    await (a.transport as unknown as { terminateSession(): Promise<void> }).terminateSession();
-    await until(() => events(ev).some((e) => e.event === "exit"));
-    const fourth = await client(served);
-    expect(await fourth.callTool({ name: "echo", arguments: { text: "room" } })).toMatchObject({
-      content: [{ text: "room" }],
+    // At the cap, a newcomer takes the slot of the least recently used idle instance (a's): that process
+    // exits and its session ends, so no more than two ever run (SPEC §7.6; a busy one never gives its slot,
+    // see limits-instances.test.ts).
+    const c = await client(served);
+    expect(await c.callTool({ name: "echo", arguments: { text: "from-c" } })).toMatchObject({
+      content: [{ text: "from-c" }],
     });
+    await until(() => events(ev).some((e) => e.event === "exit"));
+    const exited = events(ev).filter((e) => e.event === "exit");
+    expect(exited.map((e) => e.pid)).toEqual([calls[0]!.pid]);
+    const third = events(ev).filter((e) => e.event === "call")[2]!;
+    expect([calls[0]!.pid, calls[1]!.pid]).not.toContain(third.pid);
+    expect(
+      await a.callTool({ name: "echo", arguments: { text: "again" } }).catch((e: Error) => e),
+    ).toBeInstanceOf(Error);
   });
 });
 

@@ -1,8 +1,13 @@
-/** 500 sessions leak memory, sessions or processes: open them at once, call through all of them, close them. */
-import { readFileSync } from "node:fs";
+/**
+ * 500 sessions leak memory, sessions or processes: open them at once, call through all of them, close them; while
+ * an abusive client (another address) floods sessions, sends batches, stalls an SSE reader and makes up
+ * credentials, every honest call still succeeds.
+ */
+import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { alive, descendants, FIXTURE, type Served, serve, tempDir } from "../helpers/proc.js";
-import { closeSession, openSession, pooled, request } from "../helpers/wire.js";
+import { closeAgents, fetchFrom } from "../helpers/from.js";
+import { alive, descendants, FIXTURE, rssMb, type Served, serve, tempDir } from "../helpers/proc.js";
+import { closeSession, initializeRequest, openSession, pooled, post, request } from "../helpers/wire.js";
 
 const SESSIONS = 500;
 const CALLS = 5000;
@@ -16,13 +21,26 @@ const config = tmp.file(
   "packs.yaml",
   `
 name: load
+limits: { sessions_per_client: 600, stalled_reader_timeout: 3 }
 upstreams:
   main:
     command: node
+    args: ["${FIXTURE}", "--tools", "echo", "--progress-flood"]
+  cred:
+    command: node
     args: ["${FIXTURE}", "--tools", "echo"]
+    prefix: c_
+    header_env: { x-api-key: API_KEY }
+    max_instances: 4
 toolsets:
   core:
     tools: [main/echo]
+  abuse:
+    default: false
+    tools: [main/progress_flood]
+  cred:
+    default: false
+    tools: [cred/echo]
 `,
 );
 
@@ -32,15 +50,9 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await served?.stop("SIGKILL");
+  await closeAgents();
   tmp.cleanup();
 });
-
-/** Resident memory of a process, in MB (from /proc). */
-function rssMb(pid: number): number {
-  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-  if (!m) throw new Error(`no VmRSS for ${pid}`);
-  return Number(m[1]) / 1024;
-}
 
 /** The session table's size as /healthz reports it; undefined if it does not. */
 async function healthSessions(): Promise<number | undefined> {
@@ -85,6 +97,7 @@ describe("under load", () => {
     }, 50);
 
     const phases = { open: 0, calls: 0, close: 0 };
+    let abused: Abused | undefined;
     let errors = 0;
     const problems: string[] = [];
     const fail = (what: string) => {
@@ -101,7 +114,8 @@ describe("under load", () => {
       peak = Math.max(peak, rssMb(pid));
       phases.open = (Date.now() - t0) / 1000;
 
-      // 5,000 calls spread over them, 64 in flight.
+      // 5,000 calls spread over them, 64 in flight, while the abusive client does its worst.
+      const abusing = abuse(url);
       await pooled(CALLS, CONCURRENCY, async (i) => {
         try {
           const { answer } = await request(url, sessions[i % SESSIONS]!, i, "tools/call", {
@@ -114,10 +128,17 @@ describe("under load", () => {
           fail(`call ${i}: ${(err as Error).message}`);
         }
       });
+      abused = await abusing;
       peak = Math.max(peak, rssMb(pid));
       phases.calls = (Date.now() - t0) / 1000 - phases.open;
 
-      // Close every session.
+      // The abuser leaves (it ends what it holds), then every honest session is closed.
+      await pooled(abused.sessions.length, CONCURRENCY, (i) =>
+        closeSession(url, abused!.sessions[i]!.id, {
+          fetch: abuser,
+          headers: abused!.sessions[i]!.headers ?? {},
+        }),
+      );
       const closed = await pooled(SESSIONS, CONCURRENCY, (i) => closeSession(url, sessions[i]!));
       expect(closed.filter((s) => s !== 200)).toEqual([]);
       phases.close = (Date.now() - t0) / 1000 - phases.open - phases.calls;
@@ -143,11 +164,19 @@ describe("under load", () => {
       [
         `load: ${SESSIONS} sessions, ${CALLS} calls (${CONCURRENCY} in flight), ${errors} errors`,
         `proxy RSS before ${before.toFixed(1)} MB, peak ${peak.toFixed(1)} MB, after ${after.toFixed(1)} MB`,
+        `abuse: ${JSON.stringify({ ...abused, sessions: abused?.sessions.length })}`,
         `elapsed ${elapsed.toFixed(1)} s (open ${phases.open.toFixed(1)}, calls ${phases.calls.toFixed(1)}, close ${phases.close.toFixed(1)}); sessions open at the end: ${reportsSessions ? await healthSessions() : "not reported"}`,
       ].join("\n"),
     );
     expect(problems).toEqual([]);
     expect(errors).toBe(0);
+    // The abuser got the documented answers: its sessions past its bound 503, its long batch 400, its fake
+    // credentials served or told to wait, and its stalled reader cut off.
+    expect(Object.keys(abused?.flood ?? {}).sort()).toEqual(["200", "503"]);
+    expect(abused?.held).toBeLessThanOrEqual(600);
+    expect(abused?.batches).toEqual([200, 200, 200, 200, 200, 400]);
+    expect(Object.keys(abused?.credentials ?? {}).every((s) => ["200", "429", "503"].includes(s))).toBe(true);
+    expect(abused?.stalledClosed).toBe(true);
     expect(after).toBeLessThanOrEqual(before + RSS_SLACK_MB);
 
     // Shutdown: SIGTERM ends the proxy and every process it started.
@@ -156,5 +185,117 @@ describe("under load", () => {
     expect(await served.stop("SIGTERM")).toBe(0);
     await until(() => children.every((c) => !alive(c)), "the upstream processes to exit").catch(() => {});
     expect(children.filter(alive)).toEqual([]);
-  });
+  }, 240_000);
 });
+
+const FLOOD = 800;
+const abuser = fetchFrom("127.0.0.2");
+
+interface Held {
+  id: string;
+  headers?: Record<string, string>;
+}
+
+interface Abused {
+  flood: Record<number, number>;
+  /** Sessions the abuser held at most (its bound is 600). */
+  held: number;
+  /** Its sessions, to end when it leaves. */
+  sessions: Held[];
+  batches: number[];
+  credentials: Record<number, number>;
+  stalledClosed: boolean;
+}
+
+const tally = (xs: number[]) => {
+  const out: Record<number, number> = {};
+  for (const x of xs) out[x] = (out[x] ?? 0) + 1;
+  return out;
+};
+
+/** One client (127.0.0.2) doing what the security review did, beside the honest ones. */
+async function abuse(url: string): Promise<Abused> {
+  // A reader that never reads while its call floods progress.
+  const { session: stalled } = await openSession(`${url}?abuse`, { fetch: abuser });
+  const kept: Held[] = [{ id: stalled }];
+  const u = new URL(url);
+  const socket = connect({ host: u.hostname, port: Number(u.port), localAddress: "127.0.0.2" });
+  socket.on("error", () => {});
+  socket.pause();
+  const flood = JSON.stringify({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "tools/call",
+    params: {
+      name: "progress_flood",
+      arguments: { count: 20_000, bytes: 4096 },
+      _meta: { progressToken: 1 },
+    },
+  });
+  socket.write(
+    `POST ${u.pathname}?abuse HTTP/1.1\r\nHost: ${u.host}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMcp-Session-Id: ${stalled}\r\nMcp-Protocol-Version: 2025-11-25\r\nContent-Length: ${Buffer.byteLength(flood)}\r\n\r\n${flood}`,
+  );
+  const [sessions, batches, credentials] = await Promise.all([
+    // A sessions flood past its own bound.
+    pooled(FLOOD, 8, async () => {
+      const r = await post(url, initializeRequest(), { fetch: abuser });
+      return { status: r.status, session: r.headers.get("mcp-session-id") };
+    }),
+    // Max-length batches, and one longer.
+    (async () => {
+      const { session } = await openSession(url, { fetch: abuser });
+      const out: number[] = [];
+      kept.push({ id: session });
+      for (const n of [100, 100, 100, 100, 100, 101]) {
+        const calls = Array.from({ length: n }, (_, i) => ({
+          jsonrpc: "2.0",
+          id: i + 1,
+          method: "tools/call",
+          params: { name: "echo", arguments: { text: "b" } },
+        }));
+        out.push((await post(url, calls, { session, fetch: abuser })).status);
+      }
+      return out;
+    })(),
+    // Made-up credentials: /toolsets reads, and sessions that each want an instance of their own.
+    pooled(40, 4, async (i) => {
+      const headers = { "x-api-key": `made-up-${i}` };
+      if (i % 2 === 0) {
+        const res = await abuser(`${u.origin}/toolsets?only=cred`, { method: "GET", headers });
+        await res.arrayBuffer();
+        return res.status;
+      }
+      const r = await post(`${url}?only=cred`, initializeRequest(), { fetch: abuser, headers });
+      const id = r.headers.get("mcp-session-id");
+      if (id) kept.push({ id, headers });
+      return r.status;
+    }),
+  ]);
+  const stalledClosed = await new Promise<boolean>((resolve) => {
+    const end = Date.now() + 60_000;
+    const check = () => {
+      if (/read nothing of its response/.test(served.stderr())) resolve(true);
+      else if (Date.now() > end) resolve(false);
+      else setTimeout(check, 100);
+    };
+    check();
+  });
+  await post(
+    url,
+    { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 1 } },
+    {
+      session: stalled,
+      fetch: abuser,
+    },
+  );
+  socket.destroy();
+  const held = ((await (await fetch(`${u.origin}/healthz`)).json()) as { sessions: number }).sessions;
+  return {
+    flood: tally(sessions.map((r) => r.status)),
+    held: held - SESSIONS,
+    sessions: [...kept, ...sessions.flatMap((r) => (r.session ? [{ id: r.session }] : []))],
+    batches,
+    credentials: tally(credentials),
+    stalledClosed,
+  };
+}

@@ -1,6 +1,6 @@
 /** Real child processes for end-to-end tests: the CLI, its children, and their cleanup. */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -255,4 +255,30 @@ export function startListening(
     proc.once("exit", () => fail(new Error(`${args.join(" ")} exited: ${err}`)));
   });
   return { proc, listening };
+}
+
+/** Resident memory of a process, in MB (VmRSS from /proc). */
+export function rssMb(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+  if (!m) throw new Error(`no VmRSS for ${pid}`);
+  return Number(m[1]) / 1024;
+}
+
+/** Samples a process's RSS while `work` runs: its value before, and the highest seen. */
+export async function rssDuring<T>(
+  pid: number,
+  work: () => Promise<T>,
+): Promise<{ result: T; before: number; peak: number }> {
+  const before = rssMb(pid);
+  let peak = before;
+  const timer = setInterval(() => {
+    peak = Math.max(peak, rssMb(pid));
+  }, 50);
+  try {
+    const result = await work();
+    peak = Math.max(peak, rssMb(pid));
+    return { result, before, peak };
+  } finally {
+    clearInterval(timer);
+  }
 }

@@ -1,4 +1,5 @@
 /** A lean MCP client over plain fetch: raw status, headers and bodies, JSON or SSE answers, no SDK in between. */
+import { request as httpRequest } from "node:http";
 
 export const PROTOCOL_VERSION = "2025-11-25";
 
@@ -147,4 +148,30 @@ export async function pooled<T>(n: number, limit: number, task: (i: number) => P
   };
   await Promise.all(Array.from({ length: Math.min(limit, n) }, worker));
   return out;
+}
+
+/** The status of a POST of `body` to `url` with headers fetch will not send (a forged Host), over node:http. */
+export function rawStatus(url: string, headers: Record<string, string>, body: unknown): Promise<number> {
+  const u = new URL(url);
+  return new Promise<number>((ok, fail) => {
+    const req = httpRequest(
+      {
+        host: u.hostname,
+        port: u.port,
+        path: u.pathname + u.search,
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          ...headers,
+        },
+      },
+      (res) => {
+        res.resume();
+        ok(res.statusCode ?? 0);
+      },
+    );
+    req.on("error", fail);
+    req.end(JSON.stringify(body));
+  });
 }

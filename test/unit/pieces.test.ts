@@ -74,6 +74,10 @@ describe("request guards", () => {
         "https://app.example.com",
       ]),
     ).toBeUndefined();
+    // Any Host accepted (no list) is no reason to accept an Origin that merely repeats it: a rebinding page does.
+    expect(
+      rebindingProblem(req({ host: "gw.example.com", origin: "https://gw.example.com" }), undefined),
+    ).toMatch(/Origin/);
   });
   test("a wrong or missing bearer token is let through", async () => {
     const auth = createAuthenticator({ tokens: ["zzzzzzzz", "abcdefgh"] });

@@ -1,0 +1,81 @@
+/**
+ * @module Who a request comes from, for per-client limits: its principal when it authenticated, else its remote
+ * address (or, from a trusted proxy, the address that proxy forwarded in X-Forwarded-For). Credential headers
+ * are not a key: nothing checks them, so a client could make up a new one for every request.
+ */
+import { createHash } from "node:crypto";
+import type { IncomingMessage } from "node:http";
+import { BlockList, isIP } from "node:net";
+
+/** The addresses (and `ADDR/PREFIX` ranges) whose X-Forwarded-For is believed; undefined when none are. */
+export type TrustedProxies = BlockList | undefined;
+
+/** Parses `--trusted-proxy` values; throws naming the first that is neither an IP address nor a range. */
+export function trustedProxies(specs: readonly string[]): TrustedProxies {
+  if (!specs.length) return undefined;
+  const list = new BlockList();
+  for (const spec of specs) {
+    const [addr = "", prefix, extra] = spec.trim().split("/");
+    const family = isIP(addr);
+    const bits = prefix === undefined ? undefined : Number(prefix);
+    const max = family === 6 ? 128 : 32;
+    if (
+      !family ||
+      extra !== undefined ||
+      (bits !== undefined && !(Number.isInteger(bits) && bits >= 0 && bits <= max))
+    )
+      throw new Error(`"${spec}" is not an IP address or ADDRESS/PREFIX range`);
+    const type = family === 6 ? "ipv6" : "ipv4";
+    if (bits === undefined) list.addAddress(addr, type);
+    else list.addSubnet(addr, bits, type);
+  }
+  return list;
+}
+
+/** `::ffff:1.2.3.4` is 1.2.3.4: one client, however the socket spells it. */
+function plain(address: string): string {
+  const a = address.trim();
+  return a.startsWith("::ffff:") && isIP(a.slice(7)) === 4 ? a.slice(7) : a;
+}
+
+function trusted(list: BlockList, address: string): boolean {
+  const family = isIP(address);
+  return family !== 0 && list.check(address, family === 6 ? "ipv6" : "ipv4");
+}
+
+/** The client's address: the socket's peer, or from a trusted proxy the last address it did not add itself. */
+export function clientAddress(req: IncomingMessage, proxies: TrustedProxies): string {
+  const peer = plain(req.socket?.remoteAddress ?? "unknown");
+  if (!proxies || !trusted(proxies, peer)) return peer;
+  const header = req.headers["x-forwarded-for"];
+  const hops = (Array.isArray(header) ? header.join(",") : (header ?? ""))
+    .split(",")
+    .map(plain)
+    .filter((h) => isIP(h) !== 0);
+  for (let i = hops.length - 1; i >= 0; i--) if (!trusted(proxies, hops[i]!)) return hops[i]!;
+  return hops[0] ?? peer;
+}
+
+/** A bearer token, as a key that names it without holding it. */
+function tokenKey(req: IncomingMessage): string | undefined {
+  const m = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? "");
+  if (!m) return undefined;
+  return `token:${createHash("sha256").update(m[1]!.trim()).digest("hex").slice(0, 16)}`;
+}
+
+/**
+ * The key per-client limits count under. `principal` is the authenticated subject when the caller has one;
+ * `authenticated` says the bearer token was checked (then the token itself names the client).
+ */
+export function clientKeyOf(
+  req: IncomingMessage,
+  options: {
+    readonly proxies?: TrustedProxies;
+    readonly authenticated?: boolean;
+    readonly principal?: string;
+  },
+): string {
+  if (options.principal) return `principal:${options.principal}`;
+  const token = options.authenticated ? tokenKey(req) : undefined;
+  return token ?? `address:${clientAddress(req, options.proxies)}`;
+}

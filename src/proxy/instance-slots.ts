@@ -1,0 +1,174 @@
+/**
+ * @module Slots for per-credential and per-session upstream instances (`max_instances` per upstream). A session
+ * that needs a new instance when the upstream's slots are full takes the slot of an idle one: no session using it
+ * has a request in flight, least recently used first (one nobody uses any more before any other); its sessions
+ * are ended. Only when none is idle is the newcomer refused. New instances are also rate-limited per client
+ * (`limits.instances_per_minute`, a token bucket), so no client can churn through everyone's slots.
+ */
+import type { Logger } from "../log.js";
+import { type InstanceRef, refLabel } from "../upstream/instance.js";
+import { TooManyInstances } from "../upstream/pool.js";
+import { TokenBuckets } from "./token-buckets.js";
+
+/** What slots need to know of a session that uses an instance. */
+export interface SlotUser {
+  /** When its client last sent anything. */
+  readonly lastSeen: number;
+  /** Its requests in flight (none: it is idle). */
+  readonly inflight: { readonly size: number };
+}
+
+export interface SlotDeps<S extends SlotUser> {
+  /** The running per-credential and per-session instances of an upstream. */
+  isolated(upstream: string): readonly InstanceRef[];
+  exists(ref: InstanceRef): boolean;
+  maxInstances(upstream: string): number;
+  /** The sessions that use an instance. */
+  users(ref: InstanceRef): readonly S[];
+  endSession(session: S): Promise<void>;
+  /** Closes an instance at once (its sessions are ended already). */
+  closeInstance(ref: InstanceRef): Promise<void>;
+  instancesPerMinute(): number;
+  now(): number;
+  /** An idle instance was closed to give its slot to another. */
+  tookOver?(ref: InstanceRef, sessions: number): void;
+  /** A client was refused: `limit` is `instances_per_minute` or `max_instances`. */
+  refused?(limit: string): void;
+}
+
+export class InstanceSlots<S extends SlotUser> {
+  private readonly buckets: TokenBuckets;
+  /** Instances being closed to make room: not chosen twice, not counted. */
+  private readonly closing = new Set<string>();
+  /** Slots promised to sessions still opening (ref id → upstream): counted until their instance runs. */
+  private readonly promised = new Map<string, string>();
+
+  constructor(private readonly deps: SlotDeps<S>) {
+    this.buckets = new TokenBuckets(() => deps.now());
+  }
+
+  /**
+   * Makes room for the instances these refs need that do not run yet, for `client`: throws TooManyInstances
+   * (429 past the client's rate, 503 when an upstream's slots are all busy). Starts nothing itself; the slots
+   * stay promised until the returned function is called (once the session's instances run, or it failed).
+   */
+  async reserve(refs: ReadonlyMap<string, InstanceRef>, client: string): Promise<() => void> {
+    const fresh = [...refs.values()].filter((r) => r.kind !== "shared" && !this.deps.exists(r));
+    const mine: string[] = [];
+    const release = () => {
+      for (const id of mine.splice(0)) this.promised.delete(id);
+    };
+    if (!fresh.length) return release;
+    const rate = this.deps.instancesPerMinute();
+    const wait = this.buckets.take(client, fresh.length, rate);
+    if (wait > 0) {
+      this.deps.refused?.("instances_per_minute");
+      const seconds = Math.ceil(wait / 1000);
+      throw new TooManyInstances(
+        `this client started its most new upstream instances for now (limits.instances_per_minute: ${rate}); retry in ${seconds} s`,
+        429,
+        seconds,
+      );
+    }
+    try {
+      for (const ref of fresh) await this.makeRoom(ref, mine);
+    } catch (err) {
+      release();
+      this.buckets.refund(client, fresh.length, rate);
+      throw err;
+    }
+    return release;
+  }
+
+  /** Promises `ref` a slot (at once, so concurrent newcomers count it), first ending an idle instance if needed. */
+  private async makeRoom(ref: InstanceRef, mine: string[]): Promise<void> {
+    const max = this.deps.maxInstances(ref.upstream);
+    const running = this.deps.isolated(ref.upstream).filter((r) => !this.closing.has(r.id));
+    const ids = new Set(running.map((r) => r.id));
+    for (const [id, upstream] of this.promised) if (upstream === ref.upstream) ids.add(id);
+    const promise = () => {
+      this.promised.set(ref.id, ref.upstream);
+      mine.push(ref.id);
+    };
+    if (ids.size < max) return promise();
+    const victim = this.idlest(running);
+    if (!victim) {
+      this.deps.refused?.("max_instances");
+      throw new TooManyInstances(
+        `upstream ${ref.upstream} already runs ${running.length} isolated instances (max_instances: ${max}) and every one has a request in flight`,
+      );
+    }
+    promise();
+    this.closing.add(victim.id);
+    try {
+      const users = this.deps.users(victim);
+      this.deps.tookOver?.(victim, users.length);
+      await Promise.all(users.map((s) => this.deps.endSession(s)));
+      await this.deps.closeInstance(victim);
+    } finally {
+      this.closing.delete(victim.id);
+    }
+  }
+
+  /** The idle instance used least recently (one nobody uses first), or undefined when every one is busy. */
+  private idlest(running: readonly InstanceRef[]): InstanceRef | undefined {
+    let best: InstanceRef | undefined;
+    let bestUse = Number.POSITIVE_INFINITY;
+    for (const ref of running) {
+      const users = this.deps.users(ref);
+      if (users.some((s) => s.inflight.size > 0)) continue;
+      const lastUse = users.length ? Math.max(...users.map((s) => s.lastSeen)) : Number.NEGATIVE_INFINITY;
+      if (lastUse < bestUse || best === undefined) {
+        best = ref;
+        bestUse = lastUse;
+      }
+    }
+    return best;
+  }
+}
+
+/** What `slotsOf` reads from the serving core (the gateway fits it). */
+export interface SlotHost<S extends SlotUser> {
+  readonly pool: {
+    isolated(upstream: string): InstanceRef[];
+    existing(ref: InstanceRef): unknown;
+    closeNow(ref: InstanceRef): Promise<void>;
+  };
+  readonly catalog: {
+    readonly upstreams: ReadonlyMap<string, { readonly maxInstances: number }>;
+    readonly limits: { readonly instancesPerMinute: number };
+  };
+  readonly sessions: ReadonlySet<S & { readonly refs: ReadonlyMap<string, InstanceRef> }>;
+  readonly metrics: { readonly limited: { inc(labels: { limit: string }): void } };
+  readonly logger: Logger;
+  now(): number;
+  closeSession(session: S): Promise<void>;
+}
+
+/** The slots of a gateway's isolated instances, with its logs and metrics. */
+export function slotsOf<S extends SlotUser>(host: SlotHost<S>): InstanceSlots<S> {
+  const users = (ref: InstanceRef) => {
+    const out: S[] = [];
+    for (const s of host.sessions) if (s.refs.get(ref.upstream)?.id === ref.id) out.push(s);
+    return out;
+  };
+  return new InstanceSlots<S>({
+    isolated: (u) => host.pool.isolated(u),
+    exists: (ref) => host.pool.existing(ref) !== undefined,
+    maxInstances: (u) => host.catalog.upstreams.get(u)?.maxInstances ?? 1,
+    users,
+    endSession: (s) => host.closeSession(s),
+    closeInstance: (ref) => host.pool.closeNow(ref),
+    instancesPerMinute: () => host.catalog.limits.instancesPerMinute,
+    now: () => host.now(),
+    tookOver: (ref, sessions) => {
+      host.metrics.limited.inc({ limit: "max_instances" });
+      host.logger.info("an idle instance gave its slot to a new one (max_instances)", {
+        upstream: ref.upstream,
+        instance: refLabel(ref),
+        sessions_ended: sessions,
+      });
+    },
+    refused: (limit) => host.metrics.limited.inc({ limit }),
+  });
+}

@@ -1,0 +1,351 @@
+/** The pure parts of the limits (SPEC §7.6): config, admission, token buckets, instance slots, client keys, binds. */
+import type { IncomingMessage } from "node:http";
+import { describe, expect, test } from "vitest";
+import { DEFAULT_LIMITS, withOverrides } from "../../src/catalog/limits.js";
+import { isRefused, LimitNotices, SessionAdmission, type Ticket } from "../../src/http/admission.js";
+import { bindProblem, envFlag } from "../../src/http/bind-check.js";
+import { clientAddress, clientKeyOf, trustedProxies } from "../../src/http/client-key.js";
+import { rebindingProblem } from "../../src/http/guard.js";
+import { silentLogger } from "../../src/log.js";
+import { InstanceSlots, type SlotUser } from "../../src/proxy/instance-slots.js";
+import { MAX_WAITING, Outbound } from "../../src/proxy/outbound.js";
+import type { Peer } from "../../src/proxy/peer.js";
+import { TokenBuckets } from "../../src/proxy/token-buckets.js";
+import { MAX_SUBSCRIPTIONS, Traffic } from "../../src/proxy/traffic.js";
+import { credentialRef, type InstanceRef, sessionRef, sharedRef } from "../../src/upstream/instance.js";
+import { TooManyInstances } from "../../src/upstream/pool.js";
+import { catalogOf, errorsOf } from "../helpers/catalog.js";
+
+describe("limits: in the config", () => {
+  test("a config without limits gets the documented defaults", () => {
+    expect(catalogOf("upstreams: { u: { command: x } }\n").limits).toEqual({
+      sessions: 10_000,
+      sessionsPerClient: 1_000,
+      instancesPerMinute: 60,
+      batch: 100,
+      requestsPerSession: 100,
+      pendingOutputBytes: 1_048_576,
+      stalledReaderMs: 30_000,
+    });
+  });
+
+  test("each key compiles (the timeout in seconds), the first file that sets a key wins, and options override", () => {
+    const c = catalogOf(
+      "upstreams: { u: { command: x } }\nlimits: { sessions: 50, sessions_per_client: 5, instances_per_minute: 2, batch: 10, requests_per_session: 7, pending_output_bytes: 65536, stalled_reader_timeout: 2.5 }\n",
+    );
+    expect(c.limits).toEqual({
+      sessions: 50,
+      sessionsPerClient: 5,
+      instancesPerMinute: 2,
+      batch: 10,
+      requestsPerSession: 7,
+      pendingOutputBytes: 65536,
+      stalledReaderMs: 2500,
+    });
+    expect(withOverrides(c.limits, { batch: 3 })).toMatchObject({ batch: 3, sessions: 50 });
+    expect(withOverrides(DEFAULT_LIMITS, {})).toBe(DEFAULT_LIMITS);
+  });
+
+  test("a limit that is not a number in range, or an unknown one, is refused at its place", () => {
+    expect(
+      errorsOf("upstreams: { u: { command: x } }\nlimits:\n  sessions: 0\n  batch: many\n  sesions: 4\n"),
+    ).toEqual([
+      expect.stringMatching(/^packs\.yaml:3:13: limits\.sessions must be >= 1/),
+      expect.stringMatching(/^packs\.yaml:4:10: limits\.batch must be a whole number, not string "many"/),
+      expect.stringMatching(
+        /^packs\.yaml:5:3: unknown key "sesions" in limits \(did you mean "sessions"\?\)/,
+      ),
+    ]);
+  });
+});
+
+describe("limits: session admission", () => {
+  const admission = (sessions: number, perClient: number, busy = new Set<string>()) =>
+    new SessionAdmission(
+      () => ({ sessions, sessionsPerClient: perClient }),
+      (id) => !busy.has(id),
+    );
+  const open = (a: SessionAdmission, client: string, id: string) => {
+    const t = a.admit(client);
+    if (isRefused(t)) throw new Error(t.message);
+    t.bind(id);
+    return t;
+  };
+
+  test("a client past its own bound is refused with 503 naming limits.sessions_per_client; others are not", () => {
+    const a = admission(100, 2);
+    open(a, "address:1", "s1");
+    open(a, "address:1", "s2");
+    const refused = a.admit("address:1");
+    expect(refused).toMatchObject({ refused: true, status: 503, limit: "sessions_per_client" });
+    expect(isRefused(refused) && refused.message).toMatch(/limits\.sessions_per_client: 2/);
+    expect(isRefused(a.admit("address:2"))).toBe(false);
+    a.forget("s1");
+    expect(isRefused(a.admit("address:1"))).toBe(false);
+  });
+
+  test("past the total, the least recently used idle session makes room; a busy one never does", () => {
+    const busy = new Set(["s2"]);
+    const a = admission(3, 10, busy);
+    for (const id of ["s1", "s2", "s3"]) open(a, "address:1", id);
+    a.touch("s1");
+    // s2 is busy, s3 is now the least recently used idle one.
+    expect((a.admit("address:2") as Ticket).evict).toEqual(["s3"]);
+    expect(a.size).toBe(3);
+  });
+
+  test("past the total with no idle session, a newcomer gets 503 naming limits.sessions", () => {
+    const a = admission(2, 10, new Set(["s1", "s2"]));
+    open(a, "address:1", "s1");
+    open(a, "address:1", "s2");
+    const refused = a.admit("address:2");
+    expect(refused).toMatchObject({ refused: true, limit: "sessions", status: 503 });
+  });
+
+  test("sessions still opening count, so concurrent newcomers cannot overshoot; a failed open gives its place back", () => {
+    const a = admission(2, 2);
+    const t1 = a.admit("address:1") as Ticket;
+    a.admit("address:1");
+    expect(isRefused(a.admit("address:1"))).toBe(true);
+    t1.release();
+    expect(isRefused(a.admit("address:1"))).toBe(false);
+  });
+
+  test("a flood of refusals is said loudly once a minute, quietly in between", () => {
+    const said: string[] = [];
+    let now = 0;
+    const notices = new LimitNotices(
+      { warn: (m) => void said.push(`warn ${m}`), debug: (m) => void said.push(`debug ${m}`) },
+      () => now,
+    );
+    notices.say("sessions", "x");
+    notices.say("sessions", "x");
+    notices.say("batch", "y");
+    now = 60_000;
+    notices.say("sessions", "x");
+    expect(said).toEqual(["warn x", "debug x", "warn y", "warn x"]);
+  });
+});
+
+describe("limits: token buckets", () => {
+  test("a client may take a bucketful at once, then one more per refill interval; memory stays bounded", () => {
+    let now = 0;
+    const b = new TokenBuckets(() => now, 3);
+    for (let i = 0; i < 4; i++) expect(b.take("c", 1, 4)).toBe(0);
+    expect(b.take("c", 1, 4)).toBe(15_000);
+    now = 15_000;
+    expect(b.take("c", 1, 4)).toBe(0);
+    expect(b.take("other", 1, 4)).toBe(0);
+    // A request bigger than the bucket waits for a full one, not forever.
+    now = 10 * 60_000;
+    expect(b.take("c", 9, 4)).toBe(0);
+    for (const k of ["k1", "k2", "k3", "k4"]) b.take(k, 1, 4);
+    expect(b.size).toBe(3);
+  });
+});
+
+describe("limits: instance slots", () => {
+  interface FakeSession extends SlotUser {
+    lastSeen: number;
+    busy: boolean;
+    ref: InstanceRef;
+  }
+
+  function slots(max: number, perMinute = 100) {
+    const running: InstanceRef[] = [];
+    const sessions: FakeSession[] = [];
+    const ended: FakeSession[] = [];
+    const closed: string[] = [];
+    const s = new InstanceSlots<FakeSession>({
+      isolated: (u) => running.filter((r) => r.upstream === u),
+      exists: (ref) => running.some((r) => r.id === ref.id),
+      maxInstances: () => max,
+      users: (ref) => sessions.filter((x) => x.ref.id === ref.id),
+      endSession: async (x) => {
+        ended.push(x);
+        sessions.splice(sessions.indexOf(x), 1);
+      },
+      closeInstance: async (ref) => {
+        closed.push(ref.id);
+        running.splice(
+          running.findIndex((r) => r.id === ref.id),
+          1,
+        );
+      },
+      instancesPerMinute: () => perMinute,
+      now: () => 0,
+    });
+    const add = (key: string, lastSeen: number, busy = false) => {
+      const ref = sessionRef("u", key);
+      running.push(ref);
+      const session = {
+        lastSeen,
+        busy,
+        ref,
+        get inflight() {
+          return { size: this.busy ? 1 : 0 };
+        },
+      };
+      sessions.push(session);
+      return session;
+    };
+    return { s, add, running, ended, closed };
+  }
+  const want = (ref: InstanceRef) => new Map([[ref.upstream, ref]]);
+
+  test("a new instance past max_instances takes the least recently used idle one's slot, ending its session", async () => {
+    const { s, add, ended, closed } = slots(3);
+    const old = add("a", 10);
+    add("b", 5, true);
+    add("c", 20);
+    await s.reserve(want(sessionRef("u", "d")), "client");
+    expect(ended).toEqual([old]);
+    expect(closed).toEqual([old.ref.id]);
+  });
+
+  test("newcomers opening at the same time never promise more slots than max_instances", async () => {
+    const { s, add, ended } = slots(2);
+    add("a", 1);
+    const [r1, r2] = await Promise.all([
+      s.reserve(want(sessionRef("u", "n1")), "client"),
+      s.reserve(want(sessionRef("u", "n2")), "client"),
+    ]);
+    // One took the free slot, the other the idle instance's; a third must wait for them to run.
+    expect(ended).toHaveLength(1);
+    const err = await s.reserve(want(sessionRef("u", "n3")), "client").catch((e: TooManyInstances) => e);
+    expect(err).toMatchObject({ status: 503 });
+    r1();
+    r2();
+    await s.reserve(want(sessionRef("u", "n3")), "client");
+  });
+
+  test("an instance nobody uses goes before any in use", async () => {
+    const { s, add, running, closed } = slots(2);
+    add("a", 1);
+    const lonely = credentialRef("u", { env: { K: "v" } });
+    running.push(lonely);
+    await s.reserve(want(sessionRef("u", "d")), "client");
+    expect(closed).toEqual([lonely.id]);
+  });
+
+  test("with every slot busy the newcomer gets 503 naming max_instances, and its rate is not spent", async () => {
+    const { s, add } = slots(1, 1);
+    const a = add("a", 1, true);
+    const err = await s.reserve(want(sessionRef("u", "d")), "client").catch((e: TooManyInstances) => e);
+    expect(err).toBeInstanceOf(TooManyInstances);
+    expect(err).toMatchObject({ status: 503 });
+    expect((err as Error).message).toMatch(/max_instances: 1\) and every one has a request in flight/);
+    a.busy = false;
+    await s.reserve(want(sessionRef("u", "d")), "client");
+  });
+
+  test("a client past its start rate gets 429 with the seconds to wait; shared instances and running ones cost nothing", async () => {
+    const { s, add } = slots(10, 2);
+    await s.reserve(want(sessionRef("u", "x1")), "client");
+    await s.reserve(want(sessionRef("u", "x2")), "client");
+    const running = add("a", 1).ref;
+    await s.reserve(new Map([["u", running]]), "client");
+    await s.reserve(new Map([["u", sharedRef("u")]]), "client");
+    const err = await s.reserve(want(sessionRef("u", "x3")), "client").catch((e: TooManyInstances) => e);
+    expect(err).toMatchObject({ status: 429, retryAfter: 30 });
+    expect((err as Error).message).toMatch(/limits\.instances_per_minute: 2/);
+    await s.reserve(want(sessionRef("u", "x3")), "another client");
+  });
+});
+
+describe("limits: who a client is", () => {
+  const req = (remoteAddress: string, headers: Record<string, string> = {}) =>
+    ({ headers, socket: { remoteAddress } }) as unknown as IncomingMessage;
+
+  test("a client is its remote address (IPv4-mapped spelled plain); X-Forwarded-For is ignored unless from a trusted proxy", () => {
+    expect(clientKeyOf(req("::ffff:10.1.2.3"), {})).toBe("address:10.1.2.3");
+    expect(clientAddress(req("10.1.2.3", { "x-forwarded-for": "6.6.6.6" }), undefined)).toBe("10.1.2.3");
+    const proxies = trustedProxies(["10.0.0.0/8", "fd00::1"]);
+    expect(
+      clientAddress(req("10.1.2.3", { "x-forwarded-for": "6.6.6.6, 203.0.113.9, 10.9.9.9" }), proxies),
+    ).toBe("203.0.113.9");
+    expect(clientAddress(req("192.0.2.1", { "x-forwarded-for": "6.6.6.6" }), proxies)).toBe("192.0.2.1");
+    expect(clientAddress(req("fd00::1", { "x-forwarded-for": "2001:db8::7" }), proxies)).toBe("2001:db8::7");
+  });
+
+  test("an authenticated client is its token (never the token itself) or its principal; made-up credential headers are not a key", () => {
+    const withToken = req("10.1.2.3", { authorization: "Bearer sekrit-token-1", "x-api-key": "made-up" });
+    const key = clientKeyOf(withToken, { authenticated: true });
+    expect(key).toMatch(/^token:[0-9a-f]{16}$/);
+    expect(key).not.toContain("sekrit");
+    expect(clientKeyOf(withToken, {})).toBe("address:10.1.2.3");
+    expect(clientKeyOf(withToken, { principal: "alice" })).toBe("principal:alice");
+  });
+
+  test("a trusted proxy that is not an address or a range is refused naming it", () => {
+    expect(() => trustedProxies(["10.0.0.0/33"])).toThrow(/"10\.0\.0\.0\/33" is not an IP address/);
+    expect(() => trustedProxies(["proxy.local"])).toThrow(/proxy\.local/);
+  });
+});
+
+describe("limits: binding and origins", () => {
+  test("an exposed bind needs --allowed-host, auth: or --insecure-bind; loopback needs nothing", () => {
+    const bind = (host: string, more: Partial<Parameters<typeof bindProblem>[0]> = {}) =>
+      bindProblem({ host, allowedHosts: [], authenticated: false, insecure: false, ...more });
+    expect(bind("0.0.0.0")).toMatch(/--allowed-host.*auth:.*--insecure-bind/s);
+    expect(bind("::")).toBeDefined();
+    expect(bind("192.168.1.5")).toBeDefined();
+    for (const h of ["127.0.0.1", "localhost", "::1", "::ffff:127.0.0.1", "127.0.0.2"])
+      expect(bind(h)).toBeUndefined();
+    expect(bind("0.0.0.0", { allowedHosts: ["mcp.example.com"] })).toBeUndefined();
+    expect(bind("0.0.0.0", { authenticated: true })).toBeUndefined();
+    expect(bind("0.0.0.0", { insecure: true })).toBeUndefined();
+    expect([envFlag("1"), envFlag("true"), envFlag("0"), envFlag(""), envFlag(undefined)]).toEqual([
+      true,
+      true,
+      false,
+      false,
+      false,
+    ]);
+  });
+
+  test("an Origin that only matches the request's own Host is refused (DNS rebinding)", () => {
+    const r = (headers: Record<string, string>) => ({ headers }) as unknown as IncomingMessage;
+    expect(
+      rebindingProblem(r({ host: "evil.example:4040", origin: "http://evil.example:4040" }), undefined),
+    ).toMatch(/Origin "http:\/\/evil\.example:4040" is not allowed/);
+    expect(rebindingProblem(r({ host: "evil.example:4040" }), undefined)).toBeUndefined();
+    expect(
+      rebindingProblem(r({ host: "gw.example.com", origin: "https://gw.example.com" }), ["gw.example.com"]),
+    ).toBeUndefined();
+  });
+});
+
+describe("limits: per session", () => {
+  test("requests waiting for one client's answers are bounded; past it the upstream is refused at once", async () => {
+    const sent: unknown[] = [];
+    const out = new Outbound(async (m) => void sent.push(m));
+    const signal = new AbortController().signal;
+    const waiting = Array.from({ length: MAX_WAITING }, () =>
+      out.request({ method: "ping" }, signal).catch(() => {}),
+    );
+    await expect(out.request({ method: "elicitation/create" }, signal)).rejects.toThrow(
+      /already has 100 requests of this session waiting/,
+    );
+    expect(sent).toHaveLength(MAX_WAITING);
+    out.failAll("done");
+    await Promise.all(waiting);
+  });
+
+  test("a session's resource subscriptions are bounded; unsubscribing makes room again", () => {
+    const traffic = new Traffic({
+      users: () => [],
+      upstream: () => undefined,
+      logger: silentLogger,
+      untied: () => {},
+    });
+    const peer = {} as Peer;
+    const ref = sharedRef("u");
+    for (let i = 0; i < MAX_SUBSCRIPTIONS; i++) traffic.subscribe(ref, `file:///${i}`, peer);
+    expect(traffic.subscribe(ref, "file:///0", peer)).toBe(false);
+    expect(() => traffic.subscribe(ref, "file:///more", peer)).toThrow(/at most 1000 resource subscriptions/);
+    expect(traffic.subscribe(ref, "file:///more", {} as Peer)).toBe(true);
+    traffic.unsubscribe(ref, "file:///1", peer);
+    expect(traffic.subscribe(ref, "file:///more", peer)).toBe(false);
+  });
+});
