@@ -8,6 +8,7 @@ import { checkCollisions } from "./collisions.js";
 import { deepFreeze } from "./freeze.js";
 import { type Declared, makeMember, sameMember } from "./members.js";
 import { NAME_RULE, nameProblem, parseRef } from "./names.js";
+import { perUserWithoutAuth } from "./oauth.js";
 import { stateDirOf } from "./state-dir.js";
 import { checkInheritEnv } from "./stdio-env.js";
 import { type Draft, implicitToolsets, makeToolset } from "./toolsets.js";
@@ -73,6 +74,7 @@ export function compile(files: readonly LoadedFile[], options: CompileOptions = 
   toolsets.push(...implicitToolsets(upstreams.values(), mentioned, drafts, implicitErrors));
   if (knowsMentions) errors.push(...implicitErrors);
   if (files.some((f) => f.config.auth)) errors.push(...forwardedTokenErrors(upstreams.values()));
+  else errors.push(...perUserWithoutAuth(upstreams.values()));
   const finalUpstreams = new Map([...upstreams].map(([k, u]) => [k, { ...u, covered: mentioned.has(k) }]));
   errors.push(...checkCollisions(toolsets, finalUpstreams));
   if (errors.length) return { ok: false, errors };

@@ -1,5 +1,6 @@
 /** @module The compiled, frozen catalog: what the config means, independent of how it was written. */
 import type { UpstreamSpec } from "../config/types.js";
+import type { OAuthUpstreamConfig } from "../oauth/types.js";
 
 /** A tool or prompt is matched by name; a resource member by URI or URI template. */
 export type MemberKind = "tool" | "prompt" | "resource";
@@ -83,6 +84,8 @@ export interface Upstream {
   readonly protocol: "auto" | "2025" | "2026-07-28";
   /** Results over this many bytes are captured as handles (undefined: off). */
   readonly captureOverBytes?: number;
+  /** HTTP only: toolpacks obtains and refreshes OAuth tokens for it (shared, or per principal). */
+  readonly oauth?: OAuthUpstreamConfig;
   /** Some declared toolset mentions it: then only named tools can be exposed. */
   readonly covered: boolean;
   /** As written, `${VAR}` unresolved: the only form any output may show. */
