@@ -43,6 +43,8 @@ export interface ToolsetsReport {
     reason: Reason;
     missing: readonly string[];
     detail: string;
+    /** `authorization_required`: the page where the caller authorizes the upstream (for this caller only). */
+    url?: string;
   }[];
   /** Bytes of the whole `tools/list` result the selection gets; present once upstreams were asked. */
   readonly schema_bytes?: number;
@@ -169,6 +171,7 @@ export function toolsetsReport(
             reason: u.reason,
             missing: u.missing,
             detail: u.detail,
+            ...(u.url ? { url: u.url } : {}),
           })),
         }
       : {}),

@@ -19,4 +19,17 @@ export interface ServeOptions {
   stateless?: boolean;
   allowedOrigin: string[];
   logFormat?: "json" | "text";
+  /** Where browsers reach this server (OAuth pages, redirect URI, client metadata document). */
+  publicUrl?: string;
+}
+
+/** A problem with `--public-url`, or undefined. */
+export function publicUrlProblem(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  try {
+    const u = new URL(value);
+    if ((u.protocol === "https:" || u.protocol === "http:") && !u.search && !u.hash && !u.username)
+      return undefined;
+  } catch {}
+  return `--public-url must be an http(s) URL without query, e.g. https://toolpacks.example.com, not ${value}`;
 }

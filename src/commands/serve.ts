@@ -6,7 +6,7 @@ import { select } from "../selection.js";
 import { prespawn } from "../upstream/prespawn.js";
 import { spawnSpecOf } from "../upstream/spawn-spec.js";
 import { catalogOrExit } from "./common.js";
-import type { ServeOptions } from "./serve-options.js";
+import { publicUrlProblem, type ServeOptions } from "./serve-options.js";
 
 export function registerServe(program: Command): void {
   program
@@ -58,6 +58,12 @@ export function registerServe(program: Command): void {
     )
     .addOption(
       new Option("--stateless", "no sessions: each request is served on its own").env("TOOLPACKS_STATELESS"),
+    )
+    .addOption(
+      new Option(
+        "--public-url <url>",
+        "where browsers reach this server, for OAuth upstreams' authorization pages (default: the listening address)",
+      ).env("TOOLPACKS_PUBLIC_URL"),
     )
     .option("--watch", "reload when a config file changes (SIGHUP always reloads)")
     .option(
@@ -114,7 +120,7 @@ function optionProblem(opts: ServeOptions): string | undefined {
   const idle = Number(opts.sessionIdleTimeout);
   if (!Number.isFinite(idle) || idle < 1)
     return `--session-idle-timeout must be at least 1 (seconds), not ${opts.sessionIdleTimeout}`;
-  return undefined;
+  return publicUrlProblem(opts.publicUrl);
 }
 
 /** Spawns the shared stdio upstreams of what a bare URL (or, over stdio, the whole selection) will use. */

@@ -11,6 +11,8 @@ import { TooManyInstances } from "../upstream/pool.js";
 import { authorized } from "./auth.js";
 import { rebindingProblem } from "./guard.js";
 import { readMessages } from "./messages.js";
+import { type OAuthPages, serveOAuth } from "./oauth-pages.js";
+import { principalOf, recordPrincipal } from "./principal.js";
 import { sendJson, sendRpcError } from "./replies.js";
 import { type Entry, isRefusal, type Refusal, SessionTable } from "./sessions.js";
 
@@ -33,6 +35,8 @@ export interface HandlerOptions {
   readonly sessionSecret?: string;
   /** No sessions: every request is served by a session made for it and closed after it. */
   readonly stateless: boolean;
+  /** The OAuth pages for upstreams with `oauth:` (start, callback, client metadata) under /oauth/. */
+  readonly oauth?: OAuthPages;
 }
 
 export const defaultHandlerOptions: HandlerOptions = Object.freeze({
@@ -145,7 +149,7 @@ export function createHttpHandler(gateway: Gateway, partial: Partial<HandlerOpti
       return;
     }
     try {
-      sendJson(res, 200, await gateway.reportFor(selected.selection, req.headers));
+      sendJson(res, 200, await gateway.reportFor(selected.selection, req.headers, principalOf(req)));
     } catch (err) {
       if (!(err instanceof TooManyInstances)) throw err;
       sendRpcError(res, 503, -32000, `Service Unavailable: ${err.message}`, { "retry-after": "30" });
@@ -167,6 +171,7 @@ export function createHttpHandler(gateway: Gateway, partial: Partial<HandlerOpti
       req.resume();
       return false;
     }
+    recordPrincipal(req, gateway.catalog.tokens);
     return true;
   }
 
@@ -181,14 +186,18 @@ export function createHttpHandler(gateway: Gateway, partial: Partial<HandlerOpti
       path === options.path ||
       (get && path === "/healthz" && options.healthz) ||
       (get && path === "/toolsets" && options.toolsetsRoute) ||
-      (get && path === "/metrics" && options.metrics);
+      (get && path === "/metrics" && options.metrics) ||
+      (options.oauth !== undefined && path.startsWith("/oauth/"));
     if (!ours) return false;
     const rid = req.headers["x-request-id"];
     if (typeof rid !== "string" || !/^[\w.:-]{1,128}$/.test(rid)) req.headers["x-request-id"] = randomUUID();
     try {
       if (path === "/healthz")
         sendJson(res, 200, { ok: true, name: gateway.options.name, sessions: table.size });
-      else if (!admitted(req, res)) return true;
+      else if (options.oauth && path.startsWith("/oauth/")) {
+        const problem = rebindingProblem(req, options.allowedHosts, options.allowedOrigins);
+        await serveOAuth(req, res, url, options.oauth, gateway.catalog.tokens, problem);
+      } else if (!admitted(req, res)) return true;
       else if (path === options.path) await mcp(req, res, query);
       else if (path === "/toolsets") await toolsets(req, res, query);
       else {

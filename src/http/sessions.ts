@@ -6,6 +6,7 @@ import type { Gateway } from "../proxy/gateway.js";
 import { bindingOf, credentialsOf } from "../proxy/instances.js";
 import type { Session } from "../proxy/session.js";
 import { TooManyInstances } from "../upstream/pool.js";
+import { principalOf } from "./principal.js";
 import { type SessionSeed, signSessionId, verifySessionId } from "./session-id.js";
 import { HttpSessionTransport } from "./session-transport.js";
 
@@ -79,13 +80,14 @@ export class SessionTable {
     const selected = this.gateway.select(query);
     if (!selected.ok) return { status: 400, code: -32602, message: `Bad selection: ${selected.error}` };
     const { selection } = selected;
-    const credentials = credentialsOf(this.gateway.catalog, this.gateway.upstreamsOf(selection), req.headers);
-    const binding = bindingOf(credentials);
+    const who = principalOf(req);
+    const upstreams = this.gateway.upstreamsOf(selection);
+    const binding = bindingOf(credentialsOf(this.gateway.catalog, upstreams, req.headers, who?.subject));
     const id = init.id ?? this.newId(query, init.seed ?? {}, binding);
     const digest = sessionDigest(id);
     let session: Session;
     try {
-      session = await this.gateway.open(selection, req.headers, id, digest);
+      session = await this.gateway.open(selection, req.headers, id, digest, who);
     } catch (err) {
       if (!(err instanceof TooManyInstances)) throw err;
       return {
@@ -168,7 +170,7 @@ export class SessionTable {
       const selected = this.gateway.select(query ?? "");
       if (selected.ok) upstreams = this.gateway.upstreamsOf(selected.selection);
     }
-    return bindingOf(credentialsOf(this.gateway.catalog, upstreams, req.headers));
+    return bindingOf(credentialsOf(this.gateway.catalog, upstreams, req.headers, principalOf(req)?.subject));
   }
 
   async drop(id: string): Promise<void> {

@@ -2,6 +2,7 @@
 import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
 import type { ToolDef } from "../catalog/inventory.js";
 import type { Outcome } from "../metrics.js";
+import { authorizing, pendingAuthorization } from "./authorization.js";
 import { rpcError } from "./errors.js";
 import { INSPECT_TOOL } from "./handles.js";
 import type { Params } from "./host.js";
@@ -12,7 +13,12 @@ import type { Call, SessionState } from "./state.js";
 import { TOOLSETS_TOOL, toolsetsToolResult } from "./toolsets-tool.js";
 import { checkArguments } from "./validate.js";
 
-export async function callTool(s: SessionState, params: Params, call: Call): Promise<Params> {
+/** A call that meets "authorization required" may be made once more, after the person authorized. */
+export function callTool(s: SessionState, params: Params, call: Call): Promise<Params> {
+  return authorizing(s, call, () => callOnce(s, params, call));
+}
+
+async function callOnce(s: SessionState, params: Params, call: Call): Promise<Params> {
   const name = params.name;
   if (typeof name !== "string") throw rpcError(ErrorCode.InvalidParams, "tools/call needs a tool name");
   const host = s.host;
@@ -24,6 +30,8 @@ export async function callTool(s: SessionState, params: Params, call: Call): Pro
     if (name === INSPECT_TOOL && host.capture && offersInspect(s.resolution)) {
       return s.handles.inspect((params.arguments ?? {}) as Params);
     }
+    const pending = pendingAuthorization(s, name);
+    if (pending) throw pending;
     throw rpcError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
   }
   // A handle stands for the value it names, for any tool of any upstream in this session.

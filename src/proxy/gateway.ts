@@ -10,13 +10,14 @@ import { type Resolution, resolve, resolveWithRefresh } from "../resolve.js";
 import { type Selection, type SelectResult, select } from "../selection.js";
 import { type InstanceRef, refLabel, sharedRef } from "../upstream/instance.js";
 import { UpstreamPool } from "../upstream/pool.js";
-import type { SessionHost, UpstreamLink } from "./host.js";
-import { cacheKey, credentialsOf, refsOf } from "./instances.js";
+import { type UpstreamOAuth, wireOAuth } from "./authorized.js";
+import type { SessionAuthorization, SessionHost, UpstreamLink } from "./host.js";
+import { cacheKey, credentialsOf, placedRefs, refsOf, reportRefs, type Who } from "./instances.js";
 import { placeAfterReload } from "./reload-sessions.js";
 import { ResolutionCache } from "./resolution-cache.js";
 import { Session } from "./session.js";
 import { TOOLSETS_TOOL, toolsetsToolDef } from "./toolsets-tool.js";
-import { Traffic } from "./traffic.js";
+import { Traffic, warnInFlight } from "./traffic.js";
 
 export interface GatewayOptions {
   readonly name: string;
@@ -30,6 +31,8 @@ export interface GatewayOptions {
   /** Sessions keep captured values (false when each lasts one request and no shared store exists). */
   readonly capture?: boolean;
   readonly now?: () => number;
+  /** OAuth towards HTTP upstreams with `oauth:` (tokens per instance, flows, renewals). */
+  readonly oauth?: UpstreamOAuth;
 }
 
 export class Gateway implements SessionHost {
@@ -39,6 +42,7 @@ export class Gateway implements SessionHost {
   readonly metrics = new Metrics();
   readonly serverInfo: { name: string; version: string };
   readonly capture: boolean;
+  readonly authorization?: SessionAuthorization;
   private readonly cache = new ResolutionCache();
   private current: Catalog;
 
@@ -55,9 +59,11 @@ export class Gateway implements SessionHost {
       logger: options.logger,
       untied: (upstream, kind) => this.metrics.untied.inc({ upstream, kind }),
     });
+    const oauth = options.oauth && wireOAuth(options.oauth, this);
+    if (oauth) this.authorization = oauth.authorization;
     this.pool = new UpstreamPool(
       this.current,
-      { clientName: options.name, clientVersion: options.version, logger: options.logger },
+      { clientName: options.name, clientVersion: options.version, logger: options.logger, auth: oauth?.auth },
       {
         onNotification: (ref, n) => this.traffic.notification(ref, n as never),
         onServerRequest: (ref, request, signal) => this.traffic.serverRequest(ref, request as never, signal),
@@ -73,19 +79,7 @@ export class Gateway implements SessionHost {
         },
       },
     );
-    this.warnInFlight(this.current);
-  }
-
-  /** `attribution: in-flight` hands untied messages to whoever has a call open: said once, at start and reload. */
-  private warnInFlight(catalog: Catalog): void {
-    const risky = [...catalog.upstreams.values()]
-      .filter((u) => u.attribution === "in-flight")
-      .map((u) => u.name);
-    if (!risky.length) return;
-    this.logger.warn(
-      "attribution: in-flight delivers an upstream's untied log lines and requests to whichever client has a call open: safe with one user only",
-      { upstreams: risky },
-    );
+    warnInFlight(this.current, this.logger);
   }
 
   get logger(): Logger {
@@ -170,9 +164,10 @@ export class Gateway implements SessionHost {
     headers: IncomingHttpHeaders,
     sessionKey: string,
     digest: string,
+    who?: Who,
   ): Promise<Session> {
     const upstreams = this.upstreamsOf(selection);
-    const refs = refsOf(this.catalog, upstreams, headers, sessionKey);
+    const refs = refsOf(this.catalog, upstreams, headers, sessionKey, who?.subject);
     const acquired: InstanceRef[] = [];
     try {
       for (const ref of refs.values()) {
@@ -180,7 +175,7 @@ export class Gateway implements SessionHost {
         acquired.push(ref);
       }
       const resolution = await this.resolve(selection, refs);
-      const credentials = credentialsOf(this.catalog, upstreams, headers);
+      const credentials = credentialsOf(this.catalog, upstreams, headers, who?.subject);
       const session = new Session(this, { selection, resolution, refs, digest, sessionKey, credentials });
       this.sessions.add(session);
       this.metrics.sessionOpened(selection.key);
@@ -211,12 +206,17 @@ export class Gateway implements SessionHost {
    * GET /toolsets: what a connection with these headers would get. Not a use: nothing restarts, and no
    * per-credential or per-session instance is started or reserved (one that already runs is read).
    */
-  async reportFor(selection: Selection, headers: IncomingHttpHeaders = {}): Promise<ToolsetsReport> {
-    const refs = new Map<string, InstanceRef>();
-    for (const [name, ref] of refsOf(this.catalog, this.upstreamsOf(selection), headers)) {
-      refs.set(name, ref.kind === "shared" || this.pool.existing(ref) ? ref : sharedRef(name));
+  async reportFor(
+    selection: Selection,
+    headers: IncomingHttpHeaders = {},
+    who?: Who,
+  ): Promise<ToolsetsReport> {
+    const read = reportRefs(this.catalog, this.pool, this.upstreamsOf(selection), headers, who?.subject);
+    try {
+      return this.report(selection, await this.resolve(selection, read.refs, false));
+    } finally {
+      read.release();
     }
-    return this.report(selection, await this.resolve(selection, refs, false));
   }
 
   report(selection: Selection, resolution: Resolution): ToolsetsReport {
@@ -253,7 +253,7 @@ export class Gateway implements SessionHost {
    */
   async reload(catalog: Catalog): Promise<void> {
     this.current = this.capture ? catalog : withoutCapture(catalog);
-    this.warnInFlight(this.current);
+    warnInFlight(this.current, this.logger);
     this.cache.clear();
     await this.pool.setCatalog(this.current);
     await Promise.all([...this.sessions].map((s) => placeAfterReload(this, s)));
@@ -261,15 +261,12 @@ export class Gateway implements SessionHost {
 
   /** Called by placeAfterReload: the refs a live session should use now (undefined: it cannot be told). */
   refsAfterReload(session: Session): Map<string, InstanceRef> | undefined {
-    const upstreams = this.upstreamsOf(session.selection);
-    const { names, values } = session.credentials;
-    for (const u of upstreams) {
-      const spec = this.catalog.upstreams.get(u);
-      if (!spec) continue;
-      const wanted = spec.transport === "http" ? spec.forwardHeaders : Object.keys(spec.headerEnv);
-      if (wanted.some((h) => !names.includes(h))) return undefined;
-    }
-    return refsOf(this.catalog, upstreams, values, session.sessionKey);
+    return placedRefs(
+      this.catalog,
+      this.upstreamsOf(session.selection),
+      session.credentials,
+      session.sessionKey,
+    );
   }
 
   /** An instance's lists or availability changed: cached resolutions through it go; its sessions resolve again. */

@@ -43,6 +43,14 @@ export interface CallFigures {
   recordCall(toolset: string, tool: string, upstream: string, outcome: Outcome, seconds: number): void;
 }
 
+/** OAuth towards upstreams, as a session uses it when a call meets "authorization required". */
+export interface SessionAuthorization {
+  /** The upstream an exact tool member of `toolset` would route `tool` to (its tools may be unlisted yet). */
+  upstreamOf(toolset: string, tool: string): string | undefined;
+  /** Resolves once `ref` is authorized and its sessions were resolved again; rejects on abort or timeout. */
+  wait(ref: InstanceRef, signal: AbortSignal, timeoutMs: number): Promise<void>;
+}
+
 export interface SessionHost {
   readonly serverInfo: { readonly name: string; readonly version: string };
   readonly logger: Logger;
@@ -56,4 +64,6 @@ export interface SessionHost {
   offersToolsetsTool(resolution: Resolution): boolean;
   report(selection: Selection, resolution: Resolution): ToolsetsReport;
   now(): number;
+  /** Present when some upstream uses OAuth. */
+  readonly authorization?: SessionAuthorization;
 }

@@ -22,7 +22,7 @@ export interface Route<D extends Def = Def> {
   readonly captureOverBytes?: number;
 }
 
-export type Reason = "missing" | "upstream-unavailable" | "conflict";
+export type Reason = "missing" | "upstream-unavailable" | "conflict" | "authorization_required";
 
 export interface Unavailable {
   readonly name: string;
@@ -33,6 +33,8 @@ export interface Unavailable {
   readonly detail: string;
   /** The upstreams involved, for the gate and for logs. */
   readonly upstreams: readonly string[];
+  /** `authorization_required`: where the principal authorizes (the first upstream that waits for it). */
+  readonly url?: string;
 }
 
 /** A URI pattern a read, subscription or completion may be routed by (templates and resource globs). */

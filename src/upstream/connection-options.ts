@@ -3,6 +3,7 @@ import type { Notification } from "@modelcontextprotocol/sdk/types.js";
 import type { UpstreamState } from "../catalog/inventory.js";
 import type { InstanceValues } from "../config/instance-vars.js";
 import type { Logger } from "../log.js";
+import type { UpstreamAuth } from "./http-auth.js";
 import type { InstanceKind, Variant } from "./instance.js";
 
 export interface ConnectionHooks {
@@ -37,4 +38,6 @@ export interface ConnectionOptions {
   /** Removes configured secrets and credential values from text the upstream produced (stderr, errors). */
   readonly redact?: (text: string) => string;
   readonly now?: () => number;
+  /** OAuth towards an HTTP upstream: this instance's tokens (shared, or one principal's). */
+  readonly auth?: UpstreamAuth;
 }

@@ -15,11 +15,11 @@ import type { ConnectionOptions } from "./connection-options.js";
 import { Forwarder, type ForwardOptions } from "./forward.js";
 import { SessionGoneError, UpstreamUnreachableError } from "./http-answer.js";
 import { listOffer } from "./lists.js";
+import { startFailure } from "./start-failure.js";
 import { type BuiltTransport, buildTransport } from "./transport.js";
 import { message, sameState, waitForExit, withTimeout } from "./util.js";
 
 export type { ConnectionHooks, ConnectionOptions } from "./connection-options.js";
-export type { ForwardOptions } from "./forward.js";
 export { message } from "./util.js";
 
 export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
@@ -76,7 +76,7 @@ export class UpstreamConnection {
       if (!restart) return Promise.resolve(this.current);
       if (wait > 0) {
         return Promise.resolve({
-          status: "unavailable",
+          ...this.current,
           reason: `${this.current.reason}; next restart in ${Math.ceil(wait / 1000)} s`,
         });
       }
@@ -151,6 +151,12 @@ export class UpstreamConnection {
     }
   }
 
+  /** New credentials (an OAuth grant): start now if down, else read the lists again (they may depend on who asks). */
+  renew(): Promise<UpstreamState> {
+    this.restarts.reset();
+    return this.client ? this.refresh() : this.ensure();
+  }
+
   private async dropClient(): Promise<void> {
     const client = this.client;
     this.client = undefined;
@@ -207,7 +213,7 @@ export class UpstreamConnection {
 
   private setState(state: UpstreamState): UpstreamState {
     if (state.status === "unavailable" && this.options.redact) {
-      state = { status: "unavailable", reason: this.options.redact(state.reason) };
+      state = { ...state, reason: this.options.redact(state.reason) };
     }
     const previous = this.current;
     this.current = Object.freeze(state);
@@ -228,6 +234,7 @@ export class UpstreamConnection {
       this.options.variant,
       this.spec.name,
       this.options.instance?.(),
+      this.options.auth,
     );
     const client = upstreamClient(this.spec, kind, this.options, {
       onListChanged: () => void this.refresh(),
@@ -272,11 +279,8 @@ export class UpstreamConnection {
       if (this.client === client) this.client = undefined;
       await client.close().catch(() => {});
       if (this.closed) return { status: "unavailable", reason: "closed" };
-      const tail = built.stderrTail.at(-1);
-      const reason = `${message(err)}${tail ? ` (stderr: ${tail})` : ""}`;
-      log.warn("upstream failed to start", { reason: this.options.redact?.(reason) ?? reason });
       this.failed();
-      return this.setState({ status: "unavailable", reason });
+      return this.setState(startFailure(err, built.stderrTail.at(-1), log, this.options.redact));
     } finally {
       if (this.connecting === client) this.connecting = undefined;
     }

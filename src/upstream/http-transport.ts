@@ -17,7 +17,8 @@ import {
   sessionGone,
   UpstreamHttpError,
 } from "./http-answer.js";
-import { HttpExchange } from "./http-exchange.js";
+import { challengeOf, scrubToken, sendAuthorized, type UpstreamAuth } from "./http-auth.js";
+import { HttpExchange, type Response } from "./http-exchange.js";
 import { StandaloneStream } from "./http-stream.js";
 import { DEFAULT_MAX_LINE_BYTES } from "./lines.js";
 
@@ -39,6 +40,8 @@ export interface HttpTransportOptions {
   readonly reopenDelayMs?: number;
   /** How long close() waits for the DELETE that ends the session (default 2 s). */
   readonly closeTimeoutMs?: number;
+  /** OAuth: its headers go on every request; a 401 (or 403 insufficient_scope) is answered through it. */
+  readonly auth?: UpstreamAuth;
 }
 
 type Rpc = {
@@ -75,7 +78,11 @@ export class HttpClientTransport implements Transport {
     this.http = new HttpExchange(url, options.dispatcher, options.maxRedirects ?? 3);
     this.stream = new StandaloneStream({
       http: this.http,
-      headers: () => this.headers({ accept: "text/event-stream" }),
+      headers: async () => ({
+        ...this.headers({ accept: "text/event-stream" }),
+        ...(await options.auth?.headers()),
+      }),
+      ...(options.auth ? { challenged: (res, sent) => this.challenged(res, sent) } : {}),
       maxMessageBytes: this.maxBytes,
       reopenDelayMs: options.reopenDelayMs ?? 1000,
       deliver: (data) => this.deliver(data, undefined),
@@ -122,16 +129,20 @@ export class HttpClientTransport implements Transport {
     this.inflight.add(controller);
     for (const id of ids) this.byRequest.set(id, controller);
     const carriedSession = this.sessionId !== undefined;
+    let sent: Record<string, string> = {};
     try {
-      const res = await this.http.request(
-        "POST",
-        this.headers(
-          { "content-type": "application/json", accept: "application/json, text/event-stream" },
-          messages,
-        ),
-        JSON.stringify(message),
-        controller.signal,
+      const base = this.headers(
+        { "content-type": "application/json", accept: "application/json, text/event-stream" },
+        messages,
       );
+      const post = (auth: Record<string, string>) => {
+        sent = auth;
+        return this.http.request("POST", { ...base, ...auth }, JSON.stringify(message), controller.signal);
+      };
+      const { auth } = this.options;
+      const res = auth
+        ? await sendAuthorized(auth, this.options.name ?? this.url.host, post)
+        : await post({});
       const type = mediaType(res.headers["content-type"]);
       if (res.statusCode >= 300) {
         const refusal = this.refusal(await this.http.answer(res), "POST", carriedSession);
@@ -175,11 +186,18 @@ export class HttpClientTransport implements Transport {
     } catch (err) {
       if (this.cancelled.has(controller)) return;
       if (this.closed) throw new Error("connection closed");
-      throw err;
+      throw scrubToken(err, sent);
     } finally {
       this.inflight.delete(controller);
       for (const id of ids) if (this.byRequest.get(id) === controller) this.byRequest.delete(id);
     }
+  }
+
+  /** The GET stream was refused with a challenge: true when the auth has new headers to open it with. */
+  private async challenged(res: Response, sent: Readonly<Record<string, string>>): Promise<boolean> {
+    const challenge = challengeOf(res);
+    if (!challenge || !this.options.auth) return false;
+    return (await this.options.auth.onUnauthorized(challenge, sent).catch(() => undefined)) === "retry";
   }
 
   /** After our cancellation of a request went out, its answer stream is of no use: end it. */
@@ -256,8 +274,9 @@ export class HttpClientTransport implements Transport {
     this.byRequest.clear();
     if (this.sessionId) {
       const signal = AbortSignal.timeout(this.options.closeTimeoutMs ?? 2000);
+      const auth = await this.options.auth?.headers().catch(() => ({}));
       await this.http
-        .request("DELETE", this.headers({}), undefined, signal)
+        .request("DELETE", { ...this.headers({}), ...auth }, undefined, signal)
         .then((res) => res.body.dump())
         .catch(() => {});
     }

@@ -2,6 +2,7 @@
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { Upstream } from "../catalog/types.js";
 import type { InstanceValues } from "../config/instance-vars.js";
+import type { UpstreamAuth } from "./http-auth.js";
 import { adopt } from "./prespawn.js";
 import { spawnSpecOf, type Variant } from "./spawn-spec.js";
 import { LeanStdioTransport } from "./stdio-transport.js";
@@ -34,6 +35,7 @@ export async function buildTransport(
   variant: Variant = {},
   name = up.name,
   instance?: InstanceValues,
+  auth?: UpstreamAuth,
 ): Promise<BuiltTransport> {
   const stderrTail: string[] = [];
   if (up.transport === "http") {
@@ -46,6 +48,7 @@ export async function buildTransport(
       headers: { ...up.headers, ...variant.headers },
       name,
       ...(up.maxLineBytes ? { maxMessageBytes: up.maxLineBytes } : {}),
+      ...(auth ? { auth } : {}),
     });
     return { transport, pid: () => null, stderrTail, failure: () => undefined };
   }

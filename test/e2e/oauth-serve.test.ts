@@ -1,0 +1,331 @@
+/**
+ * toolpacks serve as the OAuth client of an upstream that accepts nothing else, through the real CLI: oidc-provider
+ * as the authorization server, the OAuth-protected SDK fixture as the upstream, real SDK clients downstream.
+ */
+import { randomBytes } from "node:crypto";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import {
+  ElicitationCompleteNotificationSchema,
+  ElicitRequestSchema,
+  McpError,
+  ToolListChangedNotificationSchema,
+} from "@modelcontextprotocol/sdk/types.js";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { EncryptedFileTokenStore } from "../../src/oauth/store/file.js";
+import { CredentialRecords } from "../../src/oauth/store/records.js";
+import {
+  type AuthServer,
+  authorizeAs,
+  authorizeThrough,
+  PRE_REGISTERED,
+  type Protected,
+  startAuthServer,
+  startProtectedServer,
+} from "../helpers/oauth.js";
+import { httpClient, runCli, type Served, serve, tempDir, toolNames, until } from "../helpers/proc.js";
+
+let as: AuthServer;
+let mcp: Protected;
+let mcpUrl = "";
+const tmp = tempDir();
+const KEY = randomBytes(32);
+const KEY_ENV = { TOOLPACKS_TOKEN_KEY: KEY.toString("base64") };
+const TOKENS = {
+  ALICE_TOKEN: "alice-token-7Hq2Lx9Pz",
+  BOB_TOKEN: "bob-token-4Kd8Wm1Rv",
+  CAROL_TOKEN: "carol-token-2Bn6Tc3Ys",
+  DAVE_TOKEN: "dave-token-9Fj5Qe7Ua",
+};
+const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+beforeAll(async () => {
+  as = await startAuthServer({ resource: () => mcpUrl });
+  mcp = await startProtectedServer(as.issuer);
+  mcpUrl = mcp.url;
+});
+afterAll(async () => {
+  await mcp?.stop();
+  await as?.stop();
+  tmp.cleanup();
+});
+
+type Seen = { sub: string; client_id: string; scope: string };
+const whoami = async (c: Client) =>
+  (await c.callTool({ name: "whoami", arguments: {} })).structuredContent as Seen;
+const failure = (p: Promise<unknown>) =>
+  p.then(
+    () => {
+      throw new Error("expected the call to fail");
+    },
+    (e: McpError) => e,
+  );
+
+describe("per-user: each principal authorizes for itself", () => {
+  let served: Served;
+  const state = join(tmp.dir, "state-per-user");
+
+  beforeAll(async () => {
+    const file = tmp.file(
+      "per-user.yaml",
+      `state_dir: ${state}
+auth:
+  tokens: ["\${ALICE_TOKEN}", "\${BOB_TOKEN}", "\${CAROL_TOKEN}", "\${DAVE_TOKEN}"]
+upstreams:
+  tools:
+    url: ${mcpUrl}
+    oauth: { mode: per-user }
+toolsets:
+  me:
+    tools: [tools/whoami]
+`,
+    );
+    served = await serve([file], { ...KEY_ENV, ...TOKENS });
+  });
+  afterAll(async () => {
+    await served?.stop();
+  });
+
+  const client = (token: string, capabilities = {}) =>
+    httpClient(served.url(), capabilities, bearer(token));
+
+  let aliceUrl = "";
+
+  test("a principal who has not authorized sees the toolset unavailable with a URL of its own, and gets it on a call", async () => {
+    const alice = await client(TOKENS.ALICE_TOKEN);
+    expect(await toolNames(alice)).toEqual(["list_server_toolsets"]);
+    const report = JSON.parse(
+      ((await alice.callTool({ name: "list_server_toolsets", arguments: {} })).content as { text: string }[])[0]!
+        .text,
+    ) as { unavailable: { name: string; reason: string; url?: string }[] };
+    expect(report.unavailable).toEqual([
+      expect.objectContaining({ name: "me", reason: "authorization_required", url: expect.any(String) }),
+    ]);
+    const err = await failure(whoami(alice));
+    expect(err.code).toBe(-32000);
+    expect(err.message).toContain("authorization required: open ");
+    const data = err.data as { reason: string; upstream: string; url: string };
+    expect(data).toMatchObject({ reason: "authorization_required", upstream: "tools" });
+    const url = new URL(data.url);
+    expect(`${url.origin}${url.pathname}`).toBe(`${served.base}/oauth/tools/start`);
+    expect(url.searchParams.get("ticket")).toMatch(/^[A-Za-z0-9_-]{40,}$/);
+    aliceUrl = data.url;
+    await alice.close();
+  });
+
+  test("after authorizing at toolpacks' start page, the principal's session is told its list changed and its calls reach the upstream as itself", async () => {
+    const alice = await client(TOKENS.ALICE_TOKEN);
+    let changed = 0;
+    alice.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+      changed++;
+    });
+    const url = ((await failure(whoami(alice))).data as { url: string }).url;
+    const done = await authorizeThrough(url, "alice-at-as");
+    expect(done.status).toBe(200);
+    expect(await done.text()).toContain("You can close this window");
+    await until(() => changed > 0, "tools/list_changed after the authorization");
+    expect(await toolNames(alice)).toEqual(["whoami", "list_server_toolsets"]);
+    expect((await whoami(alice)).sub).toBe("alice-at-as");
+    await alice.close();
+    // A new session of the same principal uses the stored grant at once.
+    const again = await client(TOKENS.ALICE_TOKEN);
+    expect((await whoami(again)).sub).toBe("alice-at-as");
+    await again.close();
+  });
+
+  test("another principal gets the authorization-required error with its own URL, never the first one's tokens or instance", async () => {
+    const bob = await client(TOKENS.BOB_TOKEN);
+    const err = await failure(whoami(bob));
+    expect((err.data as { reason: string }).reason).toBe("authorization_required");
+    const ticket = (u: string) => new URL(u).searchParams.get("ticket");
+    expect(ticket((err.data as { url: string }).url)).not.toBe(ticket(aliceUrl));
+    const report = async (token: string) =>
+      (await (await fetch(`${served.base}/toolsets`, { headers: bearer(token) })).json()) as {
+        active: string[];
+        unavailable: { reason: string; url?: string }[];
+      };
+    expect((await report(TOKENS.BOB_TOKEN)).unavailable[0]).toMatchObject({
+      reason: "authorization_required",
+      url: expect.stringContaining("/oauth/tools/start?"),
+    });
+    expect((await report(TOKENS.ALICE_TOKEN)).active).toEqual(["me"]);
+    // Bob with Alice's session id: refused, however he got it.
+    const alice = await client(TOKENS.ALICE_TOKEN);
+    const sid = (alice.transport as { sessionId?: string }).sessionId!;
+    const res = await fetch(served.url(), {
+      method: "POST",
+      headers: {
+        ...bearer(TOKENS.BOB_TOKEN),
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-session-id": sid,
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "whoami", arguments: {} },
+      }),
+    });
+    expect(res.status).toBe(403);
+    await alice.close();
+    await bob.close();
+  });
+
+  test("a handed-out link is dead once its principal has authorized, and the start page needs a ticket or a bearer", async () => {
+    const used = await fetch(aliceUrl, { redirect: "manual" });
+    expect(used.status).toBe(401);
+    expect(await used.text()).toContain("was authorized since this link was issued");
+    const bare = await fetch(`${served.base}/oauth/tools/start`, { redirect: "manual" });
+    expect(bare.status).toBe(401);
+    const forged = await fetch(`${served.base}/oauth/tools/start?ticket=${"A".repeat(60)}`, {
+      redirect: "manual",
+    });
+    expect(forged.status).toBe(401);
+    expect(await forged.text()).toContain("not valid or has expired");
+  });
+
+  test("a 2025 client that declared URL elicitation is asked to open the URL, and its call goes through once it has authorized", async () => {
+    const carol = await client(TOKENS.CAROL_TOKEN, { elicitation: { url: {} } });
+    const asked: { mode?: string; url?: string; elicitationId?: string }[] = [];
+    const completed: string[] = [];
+    carol.setRequestHandler(ElicitRequestSchema, async (req) => {
+      const params = req.params as { mode?: string; url?: string; elicitationId?: string };
+      asked.push(params);
+      // The user consents and finishes the flow in the browser.
+      expect((await authorizeThrough(params.url!, "carol-at-as")).status).toBe(200);
+      return { action: "accept" };
+    });
+    carol.setNotificationHandler(ElicitationCompleteNotificationSchema, async (n) => {
+      completed.push(n.params.elicitationId);
+    });
+    expect((await whoami(carol)).sub).toBe("carol-at-as");
+    expect(asked).toHaveLength(1);
+    expect(asked[0]).toMatchObject({ mode: "url", url: expect.stringContaining("/oauth/tools/start?") });
+    await until(() => completed.length > 0, "notifications/elicitation/complete");
+    expect(completed).toEqual([asked[0]!.elicitationId]);
+    await carol.close();
+  });
+
+  test("a declined URL elicitation fails the call clearly, with the URL to use later", async () => {
+    const dave = await client(TOKENS.DAVE_TOKEN, { elicitation: { url: {} } });
+    dave.setRequestHandler(ElicitRequestSchema, async () => ({ action: "decline" }));
+    const err = await failure(whoami(dave));
+    expect(err.message).toMatch(
+      /the authorization of upstream tools was declined; open http:\/\/127\.0\.0\.1:\d+\/oauth\/tools\/start\?\S+ to authorize/,
+    );
+    expect((err.data as { reason: string }).reason).toBe("authorization_required");
+    await dave.close();
+  });
+
+  test("tokens are kept per principal in the encrypted store, and no file holds one in the clear", async () => {
+    const records = new CredentialRecords(await EncryptedFileTokenStore.open(state, KEY));
+    const { tokenSubject } = await import("../../src/auth/static-tokens.js");
+    const grant = await records.grant("tools", tokenSubject(TOKENS.ALICE_TOKEN));
+    expect(grant?.access_token).toBeTruthy();
+    expect(await records.grant("tools", tokenSubject(TOKENS.BOB_TOKEN))).toBeUndefined();
+    const dir = join(state, "oauth");
+    for (const f of readdirSync(dir)) {
+      const bytes = readFileSync(join(dir, f)).toString("latin1");
+      expect(bytes).not.toContain(grant!.access_token.slice(0, 40));
+      expect(bytes).not.toContain("alice-at-as");
+    }
+    expect(served.stderr()).not.toContain(grant!.access_token);
+  });
+});
+
+describe("shared: one grant for the deployment", () => {
+  test("after toolpacks login, calls carry the stored grant, refreshed (and rotated) once it has expired", async () => {
+    const state = join(tmp.dir, "state-shared");
+    const file = tmp.file(
+      "shared.yaml",
+      `state_dir: ${state}\nupstreams:\n  tools:\n    url: ${mcpUrl}\n    oauth: { mode: shared }\n`,
+    );
+    const { spawn } = await import("node:child_process");
+    const { CLI, ROOT } = await import("../helpers/proc.js");
+    const login = spawn(process.execPath, [CLI, "login", "tools", file], {
+      cwd: ROOT,
+      env: { ...process.env, ...KEY_ENV },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let out = "";
+    login.stdout!.on("data", (c: Buffer) => {
+      out += c.toString();
+    });
+    const url = await until(() => /^ {2}(http\S+)$/m.exec(out)?.[1], "the authorization URL");
+    const callback = await authorizeAs(url, "operator");
+    expect((await fetch(callback)).status).toBe(200);
+    expect(await new Promise((ok) => login.once("close", ok))).toBe(0);
+
+    // The grant runs out before serve starts: its first request refreshes it.
+    const records = new CredentialRecords(await EncryptedFileTokenStore.open(state, KEY));
+    const first = (await records.grant("tools", ""))!;
+    await records.putGrant("tools", "", { ...first, expires_at: Date.now() - 1000 });
+    const served = await serve([file], KEY_ENV);
+    try {
+      const c = await httpClient(served.url());
+      expect((await whoami(c)).sub).toBe("operator");
+      await c.close();
+      const after = (await records.grant("tools", ""))!;
+      expect(after.access_token).not.toBe(first.access_token);
+      expect(after.refresh_token).toBeTruthy();
+      expect(after.refresh_token).not.toBe(first.refresh_token);
+    } finally {
+      await served.stop();
+    }
+  });
+
+  test("without a grant, a call gets the proxy's own start page, and authorizing there serves everyone", async () => {
+    const file = tmp.file(
+      "shared-page.yaml",
+      `state_dir: ${join(tmp.dir, "state-page")}\nupstreams:\n  tools:\n    url: ${mcpUrl}\n    oauth: { mode: shared }\ntoolsets:\n  me:\n    tools: [tools/whoami]\n`,
+    );
+    const served = await serve([file], KEY_ENV);
+    try {
+      const c = await httpClient(served.url());
+      const url = ((await failure(whoami(c))).data as { url: string }).url;
+      expect((await authorizeThrough(url, "team-account")).status).toBe(200);
+      await until(async () => (await toolNames(c)).includes("whoami"), "whoami listed");
+      expect((await whoami(c)).sub).toBe("team-account");
+      const other = await httpClient(served.url());
+      expect((await whoami(other)).sub).toBe("team-account");
+      await other.close();
+      await c.close();
+    } finally {
+      await served.stop();
+    }
+  });
+});
+
+test("client_credentials: machine to machine, the client secret from the environment, no token key needed", async () => {
+  const file = tmp.file(
+    "machine.yaml",
+    `upstreams:\n  tools:\n    url: ${mcpUrl}\n    oauth:\n      mode: shared\n      grant: client_credentials\n      client_id: \${CC_ID}\n      client_secret: \${CC_SECRET}\n`,
+  );
+  const served = await serve([file], {
+    CC_ID: PRE_REGISTERED.machine_id,
+    CC_SECRET: PRE_REGISTERED.machine_secret,
+    TOOLPACKS_TOKEN_KEY: "",
+  });
+  try {
+    const c = await httpClient(served.url());
+    expect((await whoami(c)).client_id).toBe(PRE_REGISTERED.machine_id);
+    await c.close();
+    expect(served.stderr()).not.toContain(PRE_REGISTERED.machine_secret);
+  } finally {
+    await served.stop();
+  }
+});
+
+test("per-user without TOOLPACKS_TOKEN_KEY: serve refuses to start and says why", async () => {
+  const file = tmp.file(
+    "nokey.yaml",
+    `auth: { tokens: ["\${ALICE_TOKEN}"] }\nupstreams:\n  tools:\n    url: ${mcpUrl}\n    oauth: { mode: per-user }\n`,
+  );
+  const run = await runCli(["serve", file, "--port", "0"], {
+    env: { ...TOKENS, TOOLPACKS_TOKEN_KEY: undefined },
+  });
+  expect(run.code).toBe(1);
+  expect(run.stderr).toMatch(/TOOLPACKS_TOKEN_KEY is not set: OAuth for upstream tools \(per-user\)/);
+});
