@@ -7,6 +7,7 @@ import type { Catalog } from "./catalog/types.js";
 import { createHttpHandler, defaultHandlerOptions, type HandlerOptions } from "./http/handler.js";
 import { createLogger, type Logger, silentLogger } from "./log.js";
 import { Gateway } from "./proxy/gateway.js";
+import type { UpstreamOAuth } from "./proxy/upstream-oauth.js";
 import { closeAgent } from "./upstream/transport.js";
 import { VERSION } from "./version.js";
 
@@ -14,6 +15,9 @@ export { compileTexts, loadCatalog } from "./catalog/load.js";
 export type { Catalog, Member, Toolset, Upstream } from "./catalog/types.js";
 export { type ConfigError, formatConfigError } from "./config/errors.js";
 export { createLogger, type Logger } from "./log.js";
+export { openTokenStore } from "./oauth/store/open.js";
+export { Tickets } from "./oauth/ticket.js";
+export { UpstreamOAuth, type UpstreamOAuthOptions } from "./proxy/upstream-oauth.js";
 export type { ToolsetsReport } from "./report.js";
 export type { Resolution, Route } from "./resolve.js";
 export { parseQuery, type Selection, select } from "./selection.js";
@@ -30,6 +34,8 @@ export interface ToolpacksOptions extends Partial<HandlerOptions> {
   readonly toolsetsTool?: boolean;
   /** Where logs go (default: JSON lines on stderr at info; `false` for none). */
   readonly logger?: Logger | false;
+  /** For upstreams with `oauth:`: their tokens and the /oauth/* pages (see docs/oauth-client.md). */
+  readonly oauth?: UpstreamOAuth;
 }
 
 export interface Toolpacks {
@@ -56,6 +62,7 @@ export function createToolpacks(catalog: Catalog, options: ToolpacksOptions = {}
     toolsetsTool: options.toolsetsTool ?? true,
     logger,
     capture: options.stateless !== true,
+    ...(options.oauth ? { oauth: options.oauth } : {}),
   });
   const handlerOptions: Partial<HandlerOptions> = {};
   for (const key of Object.keys(defaultHandlerOptions) as (keyof HandlerOptions)[]) {
@@ -64,7 +71,8 @@ export function createToolpacks(catalog: Catalog, options: ToolpacksOptions = {}
   for (const key of ["allowedHosts", "allowedOrigins", "sessionSecret"] as const) {
     if (options[key] !== undefined) (handlerOptions as Record<string, unknown>)[key] = options[key];
   }
-  const handler = createHttpHandler(gateway, handlerOptions);
+  const pages = options.oauth?.routes();
+  const handler = createHttpHandler(gateway, { ...(pages ? { oauthPages: pages } : {}), ...handlerOptions });
   return {
     gateway,
     handle: handler,

@@ -81,7 +81,7 @@ export async function runServe(files: string[], opts: ServeOptions, catalog: Cat
   const publicHost = opts.publicUrl ? new URL(opts.publicUrl).hostname : undefined;
   const pages = oauth?.oauth.routes();
   const handler = createHttpHandler(gateway, {
-    ...(pages ? { oauth: pages } : {}),
+    ...(pages ? { oauthPages: pages } : {}),
     path: opts.path,
     sessionIdleMs: Number(opts.sessionIdleTimeout) * 1000,
     maxBodyBytes: Number(opts.maxBodyBytes),

@@ -36,7 +36,7 @@ export interface HandlerOptions {
   /** No sessions: every request is served by a session made for it and closed after it. */
   readonly stateless: boolean;
   /** The OAuth pages for upstreams with `oauth:` (start, callback, client metadata) under /oauth/. */
-  readonly oauth?: OAuthPages;
+  readonly oauthPages?: OAuthPages;
 }
 
 export const defaultHandlerOptions: HandlerOptions = Object.freeze({
@@ -187,16 +187,16 @@ export function createHttpHandler(gateway: Gateway, partial: Partial<HandlerOpti
       (get && path === "/healthz" && options.healthz) ||
       (get && path === "/toolsets" && options.toolsetsRoute) ||
       (get && path === "/metrics" && options.metrics) ||
-      (options.oauth !== undefined && path.startsWith("/oauth/"));
+      (options.oauthPages !== undefined && path.startsWith("/oauth/"));
     if (!ours) return false;
     const rid = req.headers["x-request-id"];
     if (typeof rid !== "string" || !/^[\w.:-]{1,128}$/.test(rid)) req.headers["x-request-id"] = randomUUID();
     try {
       if (path === "/healthz")
         sendJson(res, 200, { ok: true, name: gateway.options.name, sessions: table.size });
-      else if (options.oauth && path.startsWith("/oauth/")) {
+      else if (options.oauthPages && path.startsWith("/oauth/")) {
         const problem = rebindingProblem(req, options.allowedHosts, options.allowedOrigins);
-        await serveOAuth(req, res, url, options.oauth, gateway.catalog.tokens, problem);
+        await serveOAuth(req, res, url, options.oauthPages, gateway.catalog.tokens, problem);
       } else if (!admitted(req, res)) return true;
       else if (path === options.path) await mcp(req, res, query);
       else if (path === "/toolsets") await toolsets(req, res, query);

@@ -10,7 +10,7 @@ import { EMPTY_OFFER, type Offer, type UpstreamState } from "../../src/catalog/i
 import type { Catalog } from "../../src/catalog/types.js";
 import { silentLogger } from "../../src/log.js";
 import { getOrCreate } from "../../src/maps.js";
-import type { Params, SessionHost, UpstreamLink } from "../../src/proxy/host.js";
+import type { Params, SessionAuthorization, SessionHost, UpstreamLink } from "../../src/proxy/host.js";
 import type { Peer } from "../../src/proxy/peer.js";
 import { Session } from "../../src/proxy/session.js";
 import { Traffic } from "../../src/proxy/traffic.js";
@@ -61,6 +61,8 @@ export class FakeHost implements SessionHost {
   readonly stateMaxBytes = 1 << 20;
   clock = 1_000;
   script: Script = () => ({ content: [{ type: "text", text: "ok" }] });
+  /** OAuth upstreams: set by a test that needs "authorization required". */
+  authorization?: SessionAuthorization;
   private readonly links = new Map<string, FakeLink>();
 
   constructor(readonly catalog: Catalog) {
