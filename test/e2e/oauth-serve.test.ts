@@ -9,7 +9,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import {
   ElicitationCompleteNotificationSchema,
   ElicitRequestSchema,
-  McpError,
+  type McpError,
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -87,8 +87,7 @@ toolsets:
     await served?.stop();
   });
 
-  const client = (token: string, capabilities = {}) =>
-    httpClient(served.url(), capabilities, bearer(token));
+  const client = (token: string, capabilities = {}) => httpClient(served.url(), capabilities, bearer(token));
 
   let aliceUrl = "";
 
@@ -96,8 +95,9 @@ toolsets:
     const alice = await client(TOKENS.ALICE_TOKEN);
     expect(await toolNames(alice)).toEqual(["list_server_toolsets"]);
     const report = JSON.parse(
-      ((await alice.callTool({ name: "list_server_toolsets", arguments: {} })).content as { text: string }[])[0]!
-        .text,
+      (
+        (await alice.callTool({ name: "list_server_toolsets", arguments: {} })).content as { text: string }[]
+      )[0]!.text,
     ) as { unavailable: { name: string; reason: string; url?: string }[] };
     expect(report.unavailable).toEqual([
       expect.objectContaining({ name: "me", reason: "authorization_required", url: expect.any(String) }),
