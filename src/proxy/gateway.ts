@@ -1,5 +1,6 @@
 /** @module The serving core shared by HTTP, stdio and embedding: catalog, upstream pool, resolutions, sessions. */
 import type { IncomingHttpHeaders } from "node:http";
+import type { Principal } from "../auth/types.js";
 import { withoutCapture } from "../catalog/capture-off.js";
 import type { UpstreamState } from "../catalog/inventory.js";
 import type { Catalog, Upstream } from "../catalog/types.js";
@@ -12,7 +13,7 @@ import { type InstanceRef, refLabel, sharedRef } from "../upstream/instance.js";
 import { UpstreamPool } from "../upstream/pool.js";
 import { type UpstreamOAuth, wireOAuth } from "./authorized.js";
 import type { SessionAuthorization, SessionHost, UpstreamLink } from "./host.js";
-import { cacheKey, credentialsOf, placedRefs, refsOf, reportRefs, type Who } from "./instances.js";
+import { cacheKey, credentialsOf, placedRefs, refsOf, reportRefs } from "./instances.js";
 import { placeAfterReload } from "./reload-sessions.js";
 import { ResolutionCache } from "./resolution-cache.js";
 import { Session } from "./session.js";
@@ -164,10 +165,10 @@ export class Gateway implements SessionHost {
     headers: IncomingHttpHeaders,
     sessionKey: string,
     digest: string,
-    who?: Who,
+    principal?: Principal,
   ): Promise<Session> {
     const upstreams = this.upstreamsOf(selection);
-    const refs = refsOf(this.catalog, upstreams, headers, sessionKey, who?.subject);
+    const refs = refsOf(this.catalog, upstreams, headers, sessionKey, principal?.subject);
     const acquired: InstanceRef[] = [];
     try {
       for (const ref of refs.values()) {
@@ -175,7 +176,7 @@ export class Gateway implements SessionHost {
         acquired.push(ref);
       }
       const resolution = await this.resolve(selection, refs);
-      const credentials = credentialsOf(this.catalog, upstreams, headers, who?.subject);
+      const credentials = credentialsOf(this.catalog, upstreams, headers, principal?.subject);
       const session = new Session(this, { selection, resolution, refs, digest, sessionKey, credentials });
       this.sessions.add(session);
       this.metrics.sessionOpened(selection.key);
@@ -206,11 +207,7 @@ export class Gateway implements SessionHost {
    * GET /toolsets: what a connection with these headers would get. Not a use: nothing restarts, and no
    * per-credential or per-session instance is started or reserved (one that already runs is read).
    */
-  async reportFor(
-    selection: Selection,
-    headers: IncomingHttpHeaders = {},
-    who?: Who,
-  ): Promise<ToolsetsReport> {
+  async reportFor(selection: Selection, headers: IncomingHttpHeaders = {}, who?: Principal) {
     const read = reportRefs(this.catalog, this.pool, this.upstreamsOf(selection), headers, who?.subject);
     try {
       return this.report(selection, await this.resolve(selection, read.refs, false));

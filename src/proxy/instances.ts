@@ -15,11 +15,6 @@ import {
   valuesDigest,
 } from "../upstream/instance.js";
 
-/** Who is asking (a Principal fits): per-user OAuth upstreams give each subject its own instance. */
-export interface Who {
-  readonly subject: string;
-}
-
 /** The credential headers a client sent for some upstreams: names asked for, and the values present. */
 export interface Credentials {
   /** Every header name those upstreams read credentials from (lower case). */
