@@ -25,6 +25,7 @@ import {
   startProtectedServer,
 } from "../helpers/oauth.js";
 import { httpClient, runCli, type Served, serve, tempDir, toolNames, until } from "../helpers/proc.js";
+import { post } from "../helpers/wire.js";
 
 let as: AuthServer;
 let mcp: Protected;
@@ -153,21 +154,8 @@ toolsets:
     // Bob with Alice's session id: refused, however he got it.
     const alice = await client(TOKENS.ALICE_TOKEN);
     const sid = (alice.transport as { sessionId?: string }).sessionId!;
-    const res = await fetch(served.url(), {
-      method: "POST",
-      headers: {
-        ...bearer(TOKENS.BOB_TOKEN),
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-        "mcp-session-id": sid,
-      },
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "tools/call",
-        params: { name: "whoami", arguments: {} },
-      }),
-    });
+    const call = { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "whoami", arguments: {} } };
+    const res = await post(served.url(), call, { session: sid, headers: bearer(TOKENS.BOB_TOKEN) });
     expect(res.status).toBe(403);
     await alice.close();
     await bob.close();
