@@ -224,7 +224,7 @@ toolsets:
 });
 
 describe("shared: one grant for the deployment", () => {
-  test("after toolpacks login, calls carry the stored grant, refreshed (and rotated) once it has expired", async () => {
+  test("after toolpacks login, calls carry the stored grant, refreshed (and rotated) once it has expired; --live reads with it too", async () => {
     const state = join(tmp.dir, "state-shared");
     const file = tmp.file(
       "shared.yaml",
@@ -262,6 +262,10 @@ describe("shared: one grant for the deployment", () => {
     } finally {
       await served.stop();
     }
+    // The --live commands read the upstream with the same stored grant.
+    const live = await runCli(["toolsets", file, "--live", "--json"], { env: KEY_ENV });
+    expect(live.code, live.stderr).toBe(0);
+    expect((JSON.parse(live.stdout) as { tools: string[] }).tools).toContain("whoami");
   });
 
   test("without a grant, a call gets the proxy's own start page, and authorizing there serves everyone", async () => {
