@@ -20,7 +20,6 @@ export interface UpstreamOAuthOptions {
   readonly tickets?: Tickets;
   /** Anyone may start a shared upstream's authorization (no `auth:`): see oauthRoutes. */
   readonly openSharedStart?: boolean;
-  readonly clientMetadataUrl?: string;
 }
 
 /** The OAuth view of an upstream in a catalog, if it has one. */
@@ -104,7 +103,6 @@ export class UpstreamOAuth {
       handler ??= oauthRoutes(this.client, {
         publicUrl: publicUrl(),
         ...(this.#o.openSharedStart ? { openSharedStart: true } : {}),
-        ...(this.#o.clientMetadataUrl ? { clientMetadataUrl: this.#o.clientMetadataUrl } : {}),
       });
       return handler(req);
     };

@@ -4,6 +4,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
+import { get as httpGet } from "node:http";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import {
@@ -305,6 +306,41 @@ test("client_credentials: machine to machine, the client secret from the environ
     expect((await whoami(c)).client_id).toBe(PRE_REGISTERED.machine_id);
     await c.close();
     expect(served.stderr()).not.toContain(PRE_REGISTERED.machine_secret);
+  } finally {
+    await served.stop();
+  }
+});
+
+test("with an https --public-url, handed-out links point there and the Client ID Metadata Document is served", async () => {
+  const file = tmp.file(
+    "public.yaml",
+    `state_dir: ${join(tmp.dir, "state-public")}\nauth: { tokens: ["\${ALICE_TOKEN}"] }\nupstreams:\n  tools:\n    url: ${mcpUrl}\n    oauth: { mode: per-user }\ntoolsets:\n  me:\n    tools: [tools/whoami]\n`,
+  );
+  const served = await serve([file, "--public-url", "https://toolpacks.example.com/"], {
+    ...KEY_ENV,
+    ...TOKENS,
+  });
+  try {
+    const c = await httpClient(served.url(), {}, bearer(TOKENS.ALICE_TOKEN));
+    const url = ((await failure(whoami(c))).data as { url: string }).url;
+    expect(url).toMatch(/^https:\/\/toolpacks\.example\.com\/oauth\/tools\/start\?/);
+    await c.close();
+    const doc = await fetch(`${served.base}/oauth/client-metadata.json`);
+    expect(doc.status).toBe(200);
+    expect(await doc.json()).toMatchObject({
+      client_id: "https://toolpacks.example.com/oauth/client-metadata.json",
+      redirect_uris: expect.arrayContaining(["https://toolpacks.example.com/oauth/callback"]),
+    });
+    // The public host is accepted as a Host; another is not.
+    const status = (host: string) =>
+      new Promise<number | undefined>((ok, fail) =>
+        httpGet(`${served.base}/oauth/client-metadata.json`, { headers: { host } }, (res) => {
+          res.resume();
+          ok(res.statusCode);
+        }).once("error", fail),
+      );
+    expect(await status("toolpacks.example.com")).toBe(200);
+    expect(await status("evil.example")).toBe(403);
   } finally {
     await served.stop();
   }
