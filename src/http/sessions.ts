@@ -87,7 +87,7 @@ export class SessionTable {
     const digest = sessionDigest(id);
     let session: Session;
     try {
-      session = await this.gateway.open(selection, req.headers, id, digest, who);
+      session = await this.gateway.open(selection, req.headers, id, digest, undefined, who);
     } catch (err) {
       if (!(err instanceof TooManyInstances)) throw err;
       return {

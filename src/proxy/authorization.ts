@@ -1,8 +1,9 @@
 /**
  * @module A call that meets "authorization required" (an OAuth upstream that waits for a person): a 2025 client
  * that declared URL elicitation is asked to open the URL, and the call is made once more when the authorization
- * has arrived; any other client gets a JSON-RPC error carrying the URL. A tool of a toolset that is off only for
- * want of authorization (its upstream would not even list its tools) meets it too, instead of "Unknown tool".
+ * has arrived; any other client (a 2026-07-28 request among them) gets a JSON-RPC error carrying the URL. A
+ * tool of a toolset that is off only for want of authorization (its upstream would not even list its tools)
+ * meets it too, instead of "Unknown tool".
  */
 import { randomUUID } from "node:crypto";
 import { exposedName } from "../catalog/names.js";
@@ -42,7 +43,9 @@ export async function authorizing(s: SessionState, call: Call, run: () => Promis
   } catch (err) {
     if (!(err instanceof AuthorizationRequiredError)) throw err;
     const auth = s.host.authorization;
-    if (!auth || missingCapability(s.clientCapabilities, "elicitation/create", { mode: "url" })) throw err;
+    // A 2026-07-28 request cannot be sent server→client requests: it gets the error naming the URL (SPEC §11.7).
+    if (!auth || call.client.era === "2026-07-28") throw err;
+    if (missingCapability(call.client.capabilities, "elicitation/create", { mode: "url" })) throw err;
     await elicit(s, call, err, auth.wait.bind(auth));
     return run();
   }

@@ -6,35 +6,22 @@ import type { UpstreamState } from "../catalog/inventory.js";
 import type { Catalog, Upstream } from "../catalog/types.js";
 import type { Logger } from "../log.js";
 import { Metrics } from "../metrics.js";
-import { everythingSelection, type ToolsetsReport, toolsetsReport } from "../report.js";
-import { type Resolution, resolve, resolveWithRefresh } from "../resolve.js";
+import { type RequestStateCodec, requestStateCodec } from "../modern/state-key.js";
+import { resolveEverything, type ToolsetsReport, toolsetsReport } from "../report.js";
+import { type Resolution, resolveWithRefresh } from "../resolve.js";
 import { type Selection, type SelectResult, select } from "../selection.js";
 import { type InstanceRef, refLabel, sharedRef } from "../upstream/instance.js";
 import { UpstreamPool } from "../upstream/pool.js";
-import { type UpstreamOAuth, wireOAuth } from "./authorized.js";
+import { wireOAuth } from "./authorized.js";
+import { BridgeTable } from "./bridge.js";
+import type { GatewayOptions } from "./gateway-options.js";
 import type { SessionAuthorization, SessionHost, UpstreamLink } from "./host.js";
-import { cacheKey, credentialsOf, placedRefs, refsOf, reportRefs } from "./instances.js";
-import { placeAfterReload } from "./reload-sessions.js";
+import { cacheKey, credentialsOf, refsOf, reportRefs } from "./instances.js";
+import { placeAfterReload, refsAfterReload } from "./reload-sessions.js";
 import { ResolutionCache } from "./resolution-cache.js";
 import { Session } from "./session.js";
 import { TOOLSETS_TOOL, toolsetsToolDef } from "./toolsets-tool.js";
-import { Traffic, warnInFlight } from "./traffic.js";
-
-export interface GatewayOptions {
-  readonly name: string;
-  readonly version: string;
-  /** What a URL naming nothing gets, in URL spelling. */
-  readonly defaultSelection?: string;
-  readonly ignoreKeys?: readonly string[];
-  /** Offer list_server_toolsets (default true). */
-  readonly toolsetsTool: boolean;
-  readonly logger: Logger;
-  /** Sessions keep captured values (false when each lasts one request and no shared store exists). */
-  readonly capture?: boolean;
-  readonly now?: () => number;
-  /** OAuth towards HTTP upstreams with `oauth:` (tokens per instance, flows, renewals). */
-  readonly oauth?: UpstreamOAuth;
-}
+import { IN_FLIGHT_WARNING, inFlightUpstreams, Traffic } from "./traffic.js";
 
 export class Gateway implements SessionHost {
   readonly pool: UpstreamPool;
@@ -43,6 +30,9 @@ export class Gateway implements SessionHost {
   readonly metrics = new Metrics();
   readonly serverInfo: { name: string; version: string };
   readonly capture: boolean;
+  readonly cacheTtlMs: number;
+  readonly bridges = new BridgeTable();
+  readonly requestStates: RequestStateCodec;
   readonly authorization?: SessionAuthorization;
   private readonly cache = new ResolutionCache();
   private current: Catalog;
@@ -52,6 +42,8 @@ export class Gateway implements SessionHost {
     readonly options: GatewayOptions,
   ) {
     this.capture = options.capture ?? true;
+    this.cacheTtlMs = options.cacheTtlMs ?? 60_000;
+    this.requestStates = requestStateCodec(catalog, options.stateSecret, () => this.now());
     this.current = this.capture ? catalog : withoutCapture(catalog);
     this.serverInfo = { name: options.name, version: options.version };
     this.traffic = new Traffic({
@@ -80,7 +72,12 @@ export class Gateway implements SessionHost {
         },
       },
     );
-    warnInFlight(this.current, this.logger);
+    this.warnInFlight(this.current);
+  }
+
+  private warnInFlight(catalog: Catalog): void {
+    const risky = inFlightUpstreams(catalog);
+    if (risky.length) this.logger.warn(IN_FLIGHT_WARNING, { upstreams: risky });
   }
 
   get logger(): Logger {
@@ -165,6 +162,7 @@ export class Gateway implements SessionHost {
     headers: IncomingHttpHeaders,
     sessionKey: string,
     digest: string,
+    owner?: string,
     principal?: Principal,
   ): Promise<Session> {
     const upstreams = this.upstreamsOf(selection);
@@ -177,7 +175,15 @@ export class Gateway implements SessionHost {
       }
       const resolution = await this.resolve(selection, refs);
       const credentials = credentialsOf(this.catalog, upstreams, headers, principal?.subject);
-      const session = new Session(this, { selection, resolution, refs, digest, sessionKey, credentials });
+      const session = new Session(this, {
+        selection,
+        resolution,
+        refs,
+        digest,
+        sessionKey,
+        credentials,
+        ...(owner !== undefined ? { owner } : {}),
+      });
       this.sessions.add(session);
       this.metrics.sessionOpened(selection.key);
       return session;
@@ -228,10 +234,7 @@ export class Gateway implements SessionHost {
 
   /** Every toolset resolved against what the shared instances have listed already: pure, starts nothing. */
   private everything(): Resolution {
-    const known = new Map<string, UpstreamState>();
-    for (const i of this.pool.instances())
-      if (i.state && i.ref.kind === "shared") known.set(i.ref.upstream, i.state);
-    return resolve(this.catalog, everythingSelection(this.catalog), known);
+    return resolveEverything(this.catalog, this.pool.instances());
   }
 
   offersToolsetsTool(resolution: Resolution): boolean {
@@ -239,6 +242,7 @@ export class Gateway implements SessionHost {
   }
 
   async close(): Promise<void> {
+    this.bridges.close();
     await Promise.all([...this.sessions].map((s) => this.closeSession(s)));
     await this.pool.close();
   }
@@ -250,7 +254,7 @@ export class Gateway implements SessionHost {
    */
   async reload(catalog: Catalog): Promise<void> {
     this.current = this.capture ? catalog : withoutCapture(catalog);
-    warnInFlight(this.current, this.logger);
+    this.warnInFlight(this.current);
     this.cache.clear();
     await this.pool.setCatalog(this.current);
     await Promise.all([...this.sessions].map((s) => placeAfterReload(this, s)));
@@ -258,12 +262,7 @@ export class Gateway implements SessionHost {
 
   /** Called by placeAfterReload: the refs a live session should use now (undefined: it cannot be told). */
   refsAfterReload(session: Session): Map<string, InstanceRef> | undefined {
-    return placedRefs(
-      this.catalog,
-      this.upstreamsOf(session.selection),
-      session.credentials,
-      session.sessionKey,
-    );
+    return refsAfterReload(this.catalog, this.upstreamsOf(session.selection), session);
   }
 
   /** An instance's lists or availability changed: cached resolutions through it go; its sessions resolve again. */

@@ -119,24 +119,6 @@ export function reportRefs(
   };
 }
 
-/**
- * After a reload: the instances a live session is placed on, from what it was opened with; undefined when the
- * new config reads a credential header the session never carried (it cannot be told).
- */
-export function placedRefs(
-  catalog: Catalog,
-  upstreams: readonly string[],
-  credentials: Credentials,
-  sessionKey: string,
-): Map<string, InstanceRef> | undefined {
-  const { names, values, principal } = credentials;
-  for (const u of upstreams) {
-    const spec = catalog.upstreams.get(u);
-    if (spec && credentialNames(spec).some((h) => !names.includes(h))) return undefined;
-  }
-  return refsOf(catalog, upstreams, values, sessionKey, principal);
-}
-
 /** The credential headers of these upstreams in a request: kept by a session so a reload can place it again. */
 export function credentialsOf(
   catalog: Catalog,
@@ -159,6 +141,8 @@ export function credentialsOf(
   return { names: [...names].sort(), values, ...(perUser && principal !== undefined ? { principal } : {}) };
 }
 
+const NO_VALUES = valuesDigest({});
+
 /**
  * A digest of exactly the credential values a request carries (and, with a per-user upstream, who it is): a
  * session serves only requests that match.
@@ -166,7 +150,8 @@ export function credentialsOf(
 export function bindingOf(credentials: Credentials): string {
   const { values, principal } = credentials;
   // A key no header name can take (header names have no spaces).
-  return valuesDigest(principal === undefined ? values : { ...values, "per-user principal": principal });
+  if (principal !== undefined) return valuesDigest({ ...values, "per-user principal": principal });
+  return Object.keys(values).length === 0 ? NO_VALUES : valuesDigest(values);
 }
 
 /** Resolutions are shared by selection and by the instances they were computed against. */
@@ -174,4 +159,9 @@ export function cacheKey(selectionKey: string, refs: ReadonlyMap<string, Instanc
   let key = selectionKey;
   for (const ref of refs.values()) if (ref.kind !== "shared") key += `|${ref.id}`;
   return key;
+}
+
+/** What such a session answers may depend on who asks: it carries credentials, or uses a non-shared instance. */
+export function dependsOnCaller(credentials: Credentials, refs: ReadonlyMap<string, InstanceRef>): boolean {
+  return Object.keys(credentials.values).length > 0 || [...refs.values()].some((r) => r.kind !== "shared");
 }

@@ -7,25 +7,13 @@
  * client's log lines or answer its elicitations), so it is dropped (counted) or refused, unless the upstream
  * opted back into `attribution: in-flight` for a one-user deployment.
  */
-import type { Catalog, Upstream } from "../catalog/types.js";
+import type { Upstream } from "../catalog/types.js";
 import type { Logger } from "../log.js";
 import { getOrCreate } from "../maps.js";
 import type { InstanceRef } from "../upstream/instance.js";
 import { rpcError } from "./errors.js";
 import type { Params, SessionTraffic } from "./host.js";
 import { LOG_LEVELS, type LogLevel, type Peer, passes } from "./peer.js";
-
-/** `attribution: in-flight` hands untied messages to whoever has a call open: said once, at start and reload. */
-export function warnInFlight(catalog: Catalog, logger: Logger): void {
-  const risky = [...catalog.upstreams.values()]
-    .filter((u) => u.attribution === "in-flight")
-    .map((u) => u.name);
-  if (!risky.length) return;
-  logger.warn(
-    "attribution: in-flight delivers an upstream's untied log lines and requests to whichever client has a call open: safe with one user only",
-    { upstreams: risky },
-  );
-}
 
 export interface TrafficDeps {
   /** The sessions that use an instance. */
@@ -37,6 +25,14 @@ export interface TrafficDeps {
 }
 
 type Notification = { method: string; params?: Params };
+
+export const IN_FLIGHT_WARNING =
+  "attribution: in-flight delivers an upstream's untied log lines and requests to whichever client has a call open: safe with one user only";
+
+/** The upstreams that opted back into in-flight attribution (warned about at start and reload). */
+export function inFlightUpstreams(catalog: { readonly upstreams: ReadonlyMap<string, Upstream> }): string[] {
+  return [...catalog.upstreams.values()].filter((u) => u.attribution === "in-flight").map((u) => u.name);
+}
 
 export class Traffic implements SessionTraffic {
   private readonly inflight = new Map<string, Map<Peer, number>>();

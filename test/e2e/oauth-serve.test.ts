@@ -162,6 +162,53 @@ toolsets:
     await bob.close();
   });
 
+  test("a 2026-07-28 request (no session) is served as its principal: the authorized one reaches the upstream as itself, another gets the error with its own URL and is sent no elicitation", async () => {
+    const V = "2026-07-28";
+    const call = (token: string) =>
+      post(
+        served.url(),
+        {
+          jsonrpc: "2.0",
+          id: 1,
+          method: "tools/call",
+          params: {
+            name: "whoami",
+            arguments: {},
+            _meta: {
+              "io.modelcontextprotocol/protocolVersion": V,
+              "io.modelcontextprotocol/clientCapabilities": { elicitation: { url: {} } },
+              "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },
+            },
+          },
+        },
+        {
+          headers: {
+            ...bearer(token),
+            "mcp-protocol-version": V,
+            "mcp-method": "tools/call",
+            "mcp-name": "whoami",
+          },
+        },
+      );
+    const alice = await call(TOKENS.ALICE_TOKEN);
+    expect(alice.status).toBe(200);
+    const done = alice.messages.find((m) => m.id === 1);
+    expect(done?.error).toBeUndefined();
+    expect((done?.result as { structuredContent?: Seen } | undefined)?.structuredContent?.sub).toBe(
+      "alice-at-as",
+    );
+    const bob = await call(TOKENS.BOB_TOKEN);
+    expect(bob.messages.filter((m) => m.method !== undefined && m.id !== undefined)).toEqual([]);
+    const err = bob.messages.find((m) => m.id === 1)?.error;
+    expect(err?.code).toBe(-32000);
+    expect(err?.message).toContain("authorization required: open ");
+    const data = err?.data as { reason: string; upstream: string; url: string };
+    expect(data).toMatchObject({ reason: "authorization_required", upstream: "tools" });
+    expect(new URL(data.url).searchParams.get("ticket")).not.toBe(
+      new URL(aliceUrl).searchParams.get("ticket"),
+    );
+  });
+
   test("a handed-out link is dead once its principal has authorized, and the start page needs a ticket or a bearer", async () => {
     const used = await fetch(aliceUrl, { redirect: "manual" });
     expect(used.status).toBe(401);

@@ -15,7 +15,7 @@ import { AuthorizationRequiredError, sendAuthorized } from "../../src/upstream/h
 import type { Response } from "../../src/upstream/http-exchange.js";
 import { sharedRef } from "../../src/upstream/instance.js";
 import { catalogOf } from "../helpers/catalog.js";
-import { FakeHost, sdkClient } from "../helpers/session-host.js";
+import { FakeHost, rawClient, sdkClient } from "../helpers/session-host.js";
 
 const URL_A = "http://127.0.0.1:4040/oauth/tools/start?scope=x&ticket=T";
 
@@ -302,5 +302,39 @@ describe("a session meets authorization required", () => {
     const result = await client.callTool({ name: "whoami", arguments: {} });
     expect(result.content).toEqual([{ type: "text", text: "second time" }]);
     expect(calls).toBe(2);
+  });
+
+  test("a 2026-07-28 client is never sent an elicitation: its call ends with the error naming the URL", async () => {
+    const { host, session, waited } = setup();
+    const raw = await rawClient(session);
+    const _meta = {
+      "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+      "io.modelcontextprotocol/clientCapabilities": { elicitation: { url: {} } },
+    };
+    // A tool of a toolset its upstream will not list yet, then one the upstream refuses when called.
+    await raw.send({ id: 1, method: "tools/call", params: { name: "whoami", arguments: {}, _meta } });
+    const pending = await raw.answer(1);
+    session.update(
+      resolve(
+        host.catalog,
+        session.selection,
+        new Map([
+          ["tools", READY],
+          ["other", ECHO],
+        ]),
+      ),
+    );
+    host.script = () => {
+      throw new AuthorizationRequiredError("tools", URL_A);
+    };
+    await raw.send({ id: 2, method: "tools/call", params: { name: "whoami", arguments: {}, _meta } });
+    const refused = await raw.answer(2);
+    for (const a of [pending, refused]) {
+      expect(a.error?.code).toBe(-32000);
+      expect(a.error?.message).toContain(`authorization required: open ${URL_A}`);
+      expect(a.error?.data).toEqual({ reason: "authorization_required", upstream: "tools", url: URL_A });
+    }
+    expect(raw.received.filter((m) => "method" in m && "id" in m)).toEqual([]);
+    expect(waited).toEqual([]);
   });
 });
