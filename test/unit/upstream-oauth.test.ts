@@ -219,26 +219,29 @@ describe("a session meets authorization required", () => {
       credentials: { names: [], values: {} },
     });
     host.sessions.add(session);
+    /** The upstream lists its tools now (it was authorized). */
+    const listed = () =>
+      session.update(
+        resolve(
+          catalog,
+          picked.selection,
+          new Map([
+            ["tools", READY],
+            ["other", ECHO],
+          ]),
+        ),
+      );
     const waited: string[] = [];
     host.authorization = {
       upstreamOf: (toolset, tool) => (toolset === "me" && tool === "whoami" ? "tools" : undefined),
       wait: async (ref, signal) => {
         waited.push(ref.upstream);
         await wait(signal);
-        session.update(
-          resolve(
-            catalog,
-            picked.selection,
-            new Map([
-              ["tools", READY],
-              ["other", ECHO],
-            ]),
-          ),
-        );
+        listed();
       },
     };
     host.script = () => ({ content: [{ type: "text", text: "as you" }] });
-    return { host, session, waited };
+    return { host, session, waited, listed };
   }
 
   test("a client without URL elicitation gets a JSON-RPC error with the URL, not 'Unknown tool'", async () => {
@@ -281,22 +284,13 @@ describe("a session meets authorization required", () => {
   });
 
   test("an upstream call that meets it (the upstream listed its tools without a token) is retried after the elicitation", async () => {
-    const { host, session } = setup();
+    const { host, session, listed } = setup();
     let calls = 0;
     host.script = () => {
       if (calls++ === 0) throw new AuthorizationRequiredError("tools", URL_A);
       return { content: [{ type: "text", text: "second time" }] };
     };
-    session.update(
-      resolve(
-        host.catalog,
-        session.selection,
-        new Map([
-          ["tools", READY],
-          ["other", ECHO],
-        ]),
-      ),
-    );
+    listed();
     const client = await sdkClient(session, { elicitation: { url: {} } });
     client.setRequestHandler(ElicitRequestSchema, async () => ({ action: "accept" }));
     const result = await client.callTool({ name: "whoami", arguments: {} });
@@ -305,7 +299,7 @@ describe("a session meets authorization required", () => {
   });
 
   test("a 2026-07-28 client is never sent an elicitation: its call ends with the error naming the URL", async () => {
-    const { host, session, waited } = setup();
+    const { host, session, waited, listed } = setup();
     const raw = await rawClient(session);
     const _meta = {
       "io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -314,16 +308,7 @@ describe("a session meets authorization required", () => {
     // A tool of a toolset its upstream will not list yet, then one the upstream refuses when called.
     await raw.send({ id: 1, method: "tools/call", params: { name: "whoami", arguments: {}, _meta } });
     const pending = await raw.answer(1);
-    session.update(
-      resolve(
-        host.catalog,
-        session.selection,
-        new Map([
-          ["tools", READY],
-          ["other", ECHO],
-        ]),
-      ),
-    );
+    listed();
     host.script = () => {
       throw new AuthorizationRequiredError("tools", URL_A);
     };
