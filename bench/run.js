@@ -4,7 +4,7 @@
  *
  * Env: BENCH_QUICK=1 (a ~30 s smoke run), BENCH_ROUNDS, BENCH_SLICE_MS, BENCH_SESSIONS (memory phase, 500),
  * BENCH_SG_SESSIONS (supergateway's cap there: one upstream process per session), BENCH_TARGETS (comma list),
- * BENCH_SKIP (comma list of: everything, memory, library, example), BENCH_ECHO_SERVER (another echo fixture),
+ * BENCH_SKIP (comma list of: everything, memory, library, example, search), BENCH_ECHO_SERVER (another echo fixture),
  * BENCH_OUT (results folder).
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -21,6 +21,7 @@ import { killAllSync, rssBytes, stopAll } from "./lib/proc.js";
 import { markdown, verdicts } from "./lib/report.js";
 import { interleave, openSessions, startAll, warmUp } from "./lib/rounds.js";
 import { targets, upstreams } from "./lib/targets.js";
+import { measureSearch } from "./search/measure.mjs";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const env = process.env;
@@ -77,6 +78,7 @@ const results = {
   everything: {},
   library: {},
   example: {},
+  search: {},
   notes: [],
 };
 for (const t of all)
@@ -212,6 +214,11 @@ async function example() {
   }
 }
 
+/** Tool search over 516 real tool definitions: quality, list bytes deferred vs listed, latency at 300 and 5,000. */
+async function search() {
+  results.search = await measureSearch({ rounds: quick ? 2 : 5, log });
+}
+
 function notes() {
   const n = results.notes;
   const sg = results.echo.supergateway?.memory;
@@ -252,6 +259,7 @@ async function main() {
     ["memory", memory],
     ["library", library],
     ["example", example],
+    ["search", search],
   ];
   if (!existsSync(ups.echo.args[0])) {
     // Without the echo upstream only the library and example figures can be measured.

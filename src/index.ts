@@ -3,6 +3,7 @@
  * (node:http, Express, Fastify's raw request, Hono's Node adapter).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Principal } from "./auth/types.js";
 import type { Catalog } from "./catalog/types.js";
 import { createHttpHandler, defaultHandlerOptions, type HandlerOptions } from "./http/handler.js";
 import { createLogger, type Logger, silentLogger } from "./log.js";
@@ -11,6 +12,8 @@ import type { UpstreamOAuth } from "./proxy/upstream-oauth.js";
 import { closeAgent } from "./upstream/transport.js";
 import { VERSION } from "./version.js";
 
+export { parsePrincipalJson } from "./auth/requirements.js";
+export type { AuthConfig, Principal, Requires } from "./auth/types.js";
 export { compileTexts, loadCatalog } from "./catalog/load.js";
 export type { Catalog, Member, Toolset, Upstream } from "./catalog/types.js";
 export { type ConfigError, formatConfigError } from "./config/errors.js";
@@ -45,8 +48,15 @@ export interface Toolpacks {
   handle(req: IncomingMessage, res: ServerResponse): Promise<boolean>;
   /** For Express-style stacks: `app.use(toolpacks.middleware)`; requests that are not ours go to `next()`. */
   middleware(req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void): void;
-  /** Which toolsets a request to this URL would get, without starting or building anything. */
-  activeFor(url: string): { active: readonly string[]; unknown: readonly string[] };
+  /**
+   * Which toolsets a request to this URL would get, without starting or building anything. With `auth:`, for
+   * this principal (see `parsePrincipalJson` and `Principal`): the toolsets it does not meet are `forbidden`,
+   * never active; without a principal, no gated toolset is active.
+   */
+  activeFor(
+    url: string,
+    principal?: Principal,
+  ): { active: readonly string[]; unknown: readonly string[]; forbidden: readonly string[] };
   /** The serving core (sessions, pool, metrics), for advanced use. */
   readonly gateway: Gateway;
   /** Closes sessions and upstream clients, waiting for child processes to exit. */
@@ -83,11 +93,12 @@ export function createToolpacks(catalog: Catalog, options: ToolpacksOptions = {}
     middleware: (req, res, next) => {
       handler(req, res).then((handled) => (handled ? undefined : next()), next);
     },
-    activeFor: (url) => {
+    activeFor: (url, principal) => {
       const q = url.indexOf("?");
-      const result = gateway.select(q < 0 ? "" : url.slice(q + 1));
-      if (!result.ok) return { active: [], unknown: [] };
-      return { active: result.selection.active, unknown: result.selection.unknown };
+      const result = gateway.select(q < 0 ? "" : url.slice(q + 1), principal);
+      if (!result.ok) return { active: [], unknown: [], forbidden: [] };
+      const { active, unknown, forbidden = [] } = result.selection;
+      return { active, unknown, forbidden };
     },
     close: async () => {
       await handler.close();

@@ -5,6 +5,9 @@ import { getOrCreate } from "./maps.js";
 /** Selections with a `toolpacks_sessions` series of their own; the rest are reported as "other". */
 export const MAX_SELECTION_SERIES = 50;
 
+/** Subjects with a `toolpacks_subject_calls_total` series of their own; later ones count as "other". */
+export const MAX_SUBJECT_SERIES = 100;
+
 export type Outcome = "ok" | "tool_error" | "error" | "timeout" | "cancelled";
 
 export class Metrics {
@@ -48,8 +51,15 @@ export class Metrics {
   });
   readonly refusals = new Counter({
     name: "toolpacks_gate_refusals_total",
-    help: "Requested toolsets not enabled, by toolset and reason (missing, upstream-unavailable, conflict).",
+    help: "Requested toolsets not enabled, by toolset and reason (missing, upstream-unavailable, conflict, forbidden).",
     labelNames: ["toolset", "reason"] as const,
+    registers: [this.registry],
+  });
+
+  readonly subjectCalls = new Counter({
+    name: "toolpacks_subject_calls_total",
+    help: `Tool calls by caller (the principal's subject, or its digest with audit.subject: digest) and outcome; the first ${MAX_SUBJECT_SERIES} subjects seen get a series of their own, the rest count as "other".`,
+    labelNames: ["subject", "outcome"] as const,
     registers: [this.registry],
   });
 
@@ -118,8 +128,22 @@ export class Metrics {
     { count: { inc(): void }; time: { observe(v: number): void } }
   >();
 
+  /** Subjects with a series of their own (never forgotten: a subject has no end, unlike a session). */
+  private readonly subjects = new Set<string>();
+
   /** One call's figures. Label sets are bound once and cached: prom-client hashes labels on every inc otherwise. */
-  recordCall(toolset: string, tool: string, upstream: string, outcome: Outcome, seconds: number): void {
+  recordCall(
+    toolset: string,
+    tool: string,
+    upstream: string,
+    outcome: Outcome,
+    seconds: number,
+    subject?: string,
+  ): void {
+    if (subject !== undefined) {
+      if (!this.subjects.has(subject) && this.subjects.size < MAX_SUBJECT_SERIES) this.subjects.add(subject);
+      this.subjectCalls.inc({ subject: this.subjects.has(subject) ? subject : "other", outcome });
+    }
     const key = `${toolset}\u0000${tool}\u0000${upstream}\u0000${outcome}`;
     let child = this.callChildren.get(key);
     if (!child) {

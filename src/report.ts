@@ -1,7 +1,10 @@
 /** @module The one `/toolsets` payload: used by the HTTP route, the list_server_toolsets tool and `toolpacks toolsets --json`. */
+import { requiresText } from "./access.js";
+import type { Requires } from "./auth/types.js";
 import type { ToolDef, UpstreamState } from "./catalog/inventory.js";
 import type { Catalog } from "./catalog/types.js";
 import { type Reason, type Resolution, resolve } from "./resolve.js";
+import { deferredSet, listedRoutes, searchToolDefs } from "./search/deferred.js";
 import type { Selection } from "./selection.js";
 
 /** What a list of tool definitions costs a client on every turn. */
@@ -24,8 +27,17 @@ export interface ToolsetEntry {
   readonly default: boolean;
   readonly always: boolean;
   readonly active: boolean;
+  /**
+   * Its tools are found with find_tools instead of listed: in this resolution when it is active, else as the
+   * config and the URL would have it (automatic deferral is only known for an active toolset).
+   */
+  readonly deferred: boolean;
   /** Request headers its upstreams take credentials from (`forward_headers`, `header_env`); only when any. */
   readonly headers?: readonly string[];
+  /** Who may use it (`requires:`); only on gated toolsets. */
+  readonly requires?: Requires;
+  /** The caller does not meet `requires`: it is never active for them. Only when true. */
+  readonly forbidden?: true;
   /** Bytes of the definitions of the tools it exposes; only with live data, and only when known. */
   readonly schema_bytes?: number;
   readonly approx_tokens?: number;
@@ -45,17 +57,21 @@ export interface ToolsetsReport {
     detail: string;
     /** `authorization_required`: the page where the caller authorizes the upstream (for this caller only). */
     url?: string;
+    /** With reason `forbidden`: what the toolset needs. */
+    requires?: Requires;
   }[];
   /** Bytes of the whole `tools/list` result the selection gets; present once upstreams were asked. */
   readonly schema_bytes?: number;
   readonly approx_tokens?: number;
+  /** When toolsets are deferred: what `tools/list` would be with every active tool listed instead. */
+  readonly without_deferral?: Figure;
 }
 
 /** A tool the server lists besides the resolution's (list_server_toolsets): a name, or its definition (counted in the bytes). */
 export type ExtraTool = string | ToolDef;
 
 export const HOW_TO_SELECT =
-  "Reconnect with the toolset in the URL: ?name adds it to the defaults, ?only=a,b asks for exactly those, ?without=name leaves one out.";
+  "Reconnect with the toolset in the URL: ?name adds it to the defaults, ?only=a,b asks for exactly those, ?without=name leaves one out, ?defer=all (or defer=a,b) keeps their tools out of the list, found with find_tools and run with call_tool.";
 
 /** What a JSON value costs a client: its UTF-8 bytes as sent, and ≈tokens (bytes / 4, rounded up). */
 export function costOf(value: unknown): Cost {
@@ -63,11 +79,20 @@ export function costOf(value: unknown): Cost {
   return { schema_bytes, approx_tokens: Math.ceil(schema_bytes / 4) };
 }
 
-/** The whole `tools/list` result a resolution gives, with the extra tools the server appends. */
-export function listFigure(resolution: Resolution, extraTools: readonly ExtraTool[] = []): Figure {
-  const defs: unknown[] = resolution.tools.map((r) => r.definition);
+/**
+ * The whole `tools/list` result a resolution gives, with the extra tools the server appends: deferred tools
+ * left out and find_tools/call_tool in (or, with `deferral: false`, every active tool listed).
+ */
+export function listFigure(
+  resolution: Resolution,
+  extraTools: readonly ExtraTool[] = [],
+  deferral = true,
+): Figure {
+  const defs: unknown[] = (deferral ? listedRoutes(resolution) : resolution.tools).map((r) => r.definition);
+  if (deferral) defs.push(...searchToolDefs(resolution));
+  const counted = defs.length + extraTools.length;
   for (const t of extraTools) if (typeof t !== "string") defs.push(t);
-  return { tools: resolution.tools.length + extraTools.length, ...costOf({ tools: defs }) };
+  return { tools: counted, ...costOf({ tools: defs }) };
 }
 
 /**
@@ -111,7 +136,12 @@ export function toolsetFigures(
  */
 export function everythingSelection(catalog: Catalog): Selection {
   const active = Object.freeze(catalog.toolsets.map((t) => t.name));
-  return Object.freeze({ active, unknown: Object.freeze([]), key: active.join(",") });
+  return Object.freeze({
+    active,
+    unknown: Object.freeze([]),
+    deferred: Object.freeze([]),
+    key: active.join(","),
+  });
 }
 
 /**
@@ -132,6 +162,8 @@ export function toolsetsReport(
   const on = new Set(active);
   const figures = resolution ? toolsetFigures(catalog, resolution, everything) : new Map<string, Figure>();
   const total = resolution ? listFigure(resolution, extraTools) : undefined;
+  const full = resolution?.deferred.length ? listFigure(resolution, extraTools, false) : undefined;
+  const deferred = resolution ? deferredSet(resolution) : new Set(selection.deferred);
   return {
     toolsets: catalog.toolsets.map((t) => {
       const headers = [
@@ -142,7 +174,9 @@ export function toolsetsReport(
           }),
         ),
       ];
-      const figure = figures.get(t.name);
+      const denied = selection.denied?.includes(t.name) === true;
+      // A forbidden toolset's size says nothing the caller may use.
+      const figure = denied ? undefined : figures.get(t.name);
       return {
         name: t.name,
         title: t.title,
@@ -150,7 +184,10 @@ export function toolsetsReport(
         default: t.default,
         always: t.always,
         active: on.has(t.name),
+        deferred: on.has(t.name) ? deferred.has(t.name) : t.deferred,
         ...(headers.length ? { headers } : {}),
+        ...(t.requires ? { requires: t.requires } : {}),
+        ...(denied ? { forbidden: true as const } : {}),
         ...(figure ? { schema_bytes: figure.schema_bytes, approx_tokens: figure.approx_tokens } : {}),
       };
     }),
@@ -158,25 +195,49 @@ export function toolsetsReport(
     ...(resolution
       ? {
           tools: [
-            ...resolution.tools.map((r) => r.name),
+            ...listedRoutes(resolution).map((r) => r.name),
+            ...searchToolDefs(resolution).map((d) => d.name),
             ...extraTools.map((t) => (typeof t === "string" ? t : t.name)),
           ],
         }
       : {}),
     unknown: selection.unknown,
-    ...(resolution
-      ? {
-          unavailable: resolution.unavailable.map((u) => ({
-            name: u.name,
-            reason: u.reason,
-            missing: u.missing,
-            detail: u.detail,
-            ...(u.url ? { url: u.url } : {}),
-          })),
-        }
+    ...(resolution || selection.forbidden?.length
+      ? { unavailable: unavailableOf(catalog, selection, resolution) }
       : {}),
     ...(total ? { schema_bytes: total.schema_bytes, approx_tokens: total.approx_tokens } : {}),
+    ...(full ? { without_deferral: full } : {}),
   };
+}
+
+/** Why requested toolsets are off; without a resolution (no upstream asked), only those forbidden to the caller. */
+function unavailableOf(
+  catalog: Catalog,
+  selection: Selection,
+  resolution: Resolution | undefined,
+): NonNullable<ToolsetsReport["unavailable"]> {
+  const list =
+    resolution?.unavailable ??
+    (selection.forbidden ?? []).map((name) => {
+      const requires = catalog.toolset.get(name)?.requires;
+      return {
+        name,
+        reason: "forbidden" as const,
+        missing: [],
+        detail: requires ? requiresText(requires) : "",
+      };
+    });
+  return list.map((u) => {
+    const requires = u.reason === "forbidden" ? catalog.toolset.get(u.name)?.requires : undefined;
+    return {
+      name: u.name,
+      reason: u.reason,
+      missing: u.missing,
+      detail: u.detail,
+      ...("url" in u && u.url ? { url: u.url } : {}),
+      ...(requires ? { requires } : {}),
+    };
+  });
 }
 
 /**

@@ -1,16 +1,19 @@
 /** @module The pure resolver: catalog + requested toolsets + inventory → one complete, frozen Resolution. */
+import { requiresText } from "./access.js";
 import { deepFreeze } from "./catalog/freeze.js";
 import type { Inventory, UpstreamState } from "./catalog/inventory.js";
 import type { Catalog, MemberKind } from "./catalog/types.js";
 import { withCapture } from "./resolve/capture.js";
+import { deferralOf } from "./resolve/defer.js";
 import { definition, type Exposure, evaluate } from "./resolve/evaluate.js";
 import { sessionInstructions } from "./resolve/instructions.js";
 import type { Resolution, Route, Unavailable, UriRoute } from "./resolve/types.js";
 import { templateRegExp } from "./resolve/uri.js";
 import type { Selection } from "./selection.js";
 
+export { isDeferred } from "./resolve/defer.js";
 export { sessionInstructions } from "./resolve/instructions.js";
-export type { Reason, Resolution, Route, Unavailable, UriRoute } from "./resolve/types.js";
+export type { DeferredToolset, Reason, Resolution, Route, Unavailable, UriRoute } from "./resolve/types.js";
 export { routeUri, templateRegExp } from "./resolve/uri.js";
 
 /** Pure and deterministic: the same inputs give an equal Resolution. */
@@ -85,6 +88,7 @@ export function resolve(catalog: Catalog, selection: Selection, inventory: Inven
       if (e.template) uriRoutes.push({ upstream: e.upstream, regex: templateRegExp(e.name) });
     }
   }
+  for (const name of selection.forbidden ?? []) unavailable.push(forbiddenEntry(catalog, name));
   const of = (kind: MemberKind) => Array.from(routes[kind].values(), (r) => withCapture(catalog, r.route));
   const tools = of("tool");
   const prompts = of("prompt");
@@ -110,10 +114,23 @@ export function resolve(catalog: Catalog, selection: Selection, inventory: Inven
     resources,
     resource: new Map(resources.map((r) => [r.name, r])),
     uriRoutes,
+    deferred: deferralOf(catalog, selection, active, tools),
     upstreams: [...upstreams],
     ...(instructions ? { instructions } : {}),
     unknown: selection.unknown,
   });
+}
+
+/** A requested toolset the principal may not use: what it needs, never its tools. */
+function forbiddenEntry(catalog: Catalog, name: string): Unavailable {
+  const requires = catalog.toolset.get(name)?.requires;
+  return {
+    name,
+    reason: "forbidden",
+    missing: [],
+    detail: requires ? requiresText(requires) : "",
+    upstreams: [],
+  };
 }
 
 export type Refresh = (upstream: string) => Promise<UpstreamState>;

@@ -10,9 +10,11 @@ export interface ParsedQuery {
   /** Set when `only` appears (even empty): then `add` is ignored. */
   readonly only?: readonly string[];
   readonly without: readonly string[];
+  /** Toolsets to defer behind find_tools (`defer=`); `all` stands for every one. */
+  readonly defer: readonly string[];
   /** Every name in the order it appeared, for reporting unknown ones. */
   readonly named: readonly string[];
-  /** True when the query has no key that counts (only ignored keys or nothing). */
+  /** True when the query selects nothing (only ignored keys, `defer`, or nothing). */
   readonly empty: boolean;
 }
 
@@ -30,9 +32,23 @@ export interface Selection {
   readonly active: readonly string[];
   /** Names the catalog does not know, first appearance order, no duplicates. */
   readonly unknown: readonly string[];
-  /** Same key ⇔ same active set: `?a&b`, `?b&a` and `?toolsets=a,b` share it. */
+  /**
+   * Active toolsets whose tools are deferred behind find_tools, by config (`deferred: true`) or by the URL
+   * (`defer=`, never an `always` toolset), in catalog order. Automatic deferral is the resolver's call.
+   */
+  readonly deferred: readonly string[];
+  /** Same key ⇔ same active and deferred sets: `?a&b`, `?b&a` and `?toolsets=a,b` share it. */
   readonly key: string;
+  /** Requested toolsets the principal does not meet (`requires:`), catalog order: never active (access.ts). */
+  readonly forbidden?: readonly string[];
+  /** Every toolset the principal does not meet, requested or not, catalog order: for its report. */
+  readonly denied?: readonly string[];
 }
+
+/** Reserved keys whose value (not the key) holds the names. */
+const VALUED_KEYS: ReadonlySet<string> = new Set(["toolsets", "only", "without", "defer"]);
+/** `defer=all`: every active toolset but the always ones. */
+export const DEFER_ALL = "all";
 
 function decode(s: string): string {
   const plus = s.replace(/\+/g, " ");
@@ -55,6 +71,7 @@ export function parseQuery(query: string, ignoreKeys: readonly string[] = []): P
   }
   const add: string[] = [];
   const without: string[] = [];
+  const defer: string[] = [];
   const named: string[] = [];
   let only: string[] | undefined;
   let empty = true;
@@ -64,19 +81,21 @@ export function parseQuery(query: string, ignoreKeys: readonly string[] = []): P
     const key = decode(eq < 0 ? part : part.slice(0, eq)).trim();
     const value = eq < 0 ? "" : decode(part.slice(eq + 1));
     if (!key || ignoreKeys.includes(key)) continue;
-    empty = false;
-    const names = split(key === "toolsets" || key === "only" || key === "without" ? value : key);
-    if (key === "only") {
+    const names = split(VALUED_KEYS.has(key) ? value : key);
+    // defer= says how the selection is served, not what it selects: it leaves the query "empty".
+    if (key !== "defer") empty = false;
+    if (key === "defer") defer.push(...names);
+    else if (key === "only") {
       only ??= [];
       only.push(...names);
     } else if (key === "without") without.push(...names);
     else add.push(...names);
-    named.push(...names);
+    named.push(...(key === "defer" ? names.filter((n) => n !== DEFER_ALL) : names));
     if (named.length > LIMITS.names) {
       return { ok: false, error: `too many toolset names in the query (more than ${LIMITS.names})` };
     }
   }
-  return { ok: true, query: { add, ...(only ? { only } : {}), without, named, empty } };
+  return { ok: true, query: { add, ...(only ? { only } : {}), without, defer, named, empty } };
 }
 
 /**
@@ -93,16 +112,28 @@ export function selectToolsets(catalog: Catalog, query: ParsedQuery, defaultQuer
     for (const n of base.add) want.add(n);
   }
   for (const n of base.without) want.delete(n);
-  const active = catalog.toolsets.filter((t) => t.always || want.has(t.name)).map((t) => t.name);
+  const picked = catalog.toolsets.filter((t) => t.always || want.has(t.name));
+  // The URL's own defer= applies whether it names toolsets or falls back to the default selection.
+  const defer = new Set(base === query ? query.defer : [...query.defer, ...base.defer]);
+  const deferred = picked
+    .filter((t) => t.deferred || (!t.always && (defer.has(DEFER_ALL) || defer.has(t.name))))
+    .map((t) => t.name);
+  const active = picked.map((t) => t.name);
   const unknown: string[] = [];
-  for (const n of base.named) {
+  for (const n of base === query ? base.named : [...query.named, ...base.named]) {
     if (!catalog.toolset.has(n) && !unknown.includes(n)) unknown.push(n);
   }
   return Object.freeze({
     active: Object.freeze(active),
     unknown: Object.freeze(unknown),
-    key: active.join(","),
+    deferred: Object.freeze(deferred),
+    key: selectionKey(active, deferred),
   });
+}
+
+/** The canonical key: the active set, and the deferred one when any (`a,b;defer=b`). */
+export function selectionKey(active: readonly string[], deferred: readonly string[]): string {
+  return deferred.length ? `${active.join(",")};defer=${deferred.join(",")}` : active.join(",");
 }
 
 export type SelectResult = { ok: true; selection: Selection } | { ok: false; error: string };

@@ -1,15 +1,20 @@
 /** @module Serving one session over stdio, for clients that launch the proxy: stdout carries the protocol only. */
 import { randomUUID } from "node:crypto";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import type { Principal } from "./auth/types.js";
 import type { Gateway } from "./proxy/gateway.js";
 
 /** Serves until stdin closes; resolves then, after the session and every upstream are closed. */
-export async function serveStdio(gateway: Gateway, selectionQuery: string): Promise<void> {
+export async function serveStdio(
+  gateway: Gateway,
+  selectionQuery: string,
+  principal?: Principal,
+): Promise<void> {
   const log = gateway.options.logger;
-  const parsed = gateway.select(selectionQuery);
+  const parsed = gateway.select(selectionQuery, principal);
   if (!parsed.ok) throw new Error(`bad --toolsets selection: ${parsed.error}`);
   const { selection } = parsed;
-  const session = await gateway.open(selection, {}, randomUUID(), "stdio");
+  const session = await gateway.open(selection, {}, randomUUID(), "stdio", principal);
   const transport = new StdioServerTransport();
   const ended = new Promise<void>((resolve) => {
     process.stdin.once("end", resolve);
@@ -22,6 +27,7 @@ export async function serveStdio(gateway: Gateway, selectionQuery: string): Prom
     active: resolution.active,
     tools: resolution.tools.length,
     ...(selection.unknown.length ? { unknown: selection.unknown } : {}),
+    ...(selection.forbidden?.length ? { forbidden: selection.forbidden } : {}),
   });
   await ended;
 }

@@ -1,4 +1,5 @@
 /** @module Turns the measured figures into the targets verdicts and a Markdown report a person reads. */
+import { searchMarkdown, searchVerdicts } from "../search/measure.mjs";
 
 const fmt = (v, digits = 0) =>
   Number.isFinite(v)
@@ -98,6 +99,7 @@ export function verdicts(results) {
     "≤ 300 ms",
     st?.ms !== undefined ? st.ms <= 300 : undefined,
   );
+  if (results.search?.quality) out.push(...searchVerdicts(results.search));
   return out;
 }
 
@@ -301,6 +303,8 @@ export function markdown(results) {
       "",
     );
   }
+  if (results.search?.quality)
+    out.push("## Tool search (deferred toolsets)", "", searchMarkdown(results.search), "");
   out.push("## Notes", "");
   for (const n of results.notes) out.push(`- ${n}`);
   return `${out.join("\n")}\n`;

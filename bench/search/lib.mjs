@@ -18,36 +18,49 @@ export function slugOf(pkg) {
 }
 
 /**
- * Every tool of the catalog as one deferred toolset per server, named as toolpacks would expose it: a
- * server whose tool names collide with another's gets a `slug_` prefix (what a user would write as the
- * upstream's `prefix:`), the others keep their names. Returns the entries and `key(package, tool) → name`.
+ * The catalog as toolpacks serves it: one stdio upstream and one toolset per server, compiled by the real
+ * compiler and resolved by the real resolver against the servers' recorded tool lists. A server whose tool
+ * names collide with another's gets `prefix: slug_` (what a user would write), the others keep their names.
+ * Returns the whole catalog resolved listed (`?`) and deferred (`?defer=all`), the deferred resolution's
+ * search entries (what find_tools indexes), and `key(package, tool) → exposed name`.
  */
-export function catalogEntries(catalog) {
+export async function servedCatalog(catalog) {
+  const [{ compileTexts }, { resolve }, { select }, { searchEntries }] = await Promise.all([
+    import("../../dist/catalog/load.js"),
+    import("../../dist/resolve.js"),
+    import("../../dist/selection.js"),
+    import("../../dist/search/deferred.js"),
+  ]);
   const owners = new Map();
   for (const s of catalog.servers) for (const t of s.tools) owners.set(t.name, (owners.get(t.name) ?? 0) + 1);
-  const entries = [];
-  const definitions = [];
-  const exposed = new Map();
+  const upstreams = {};
+  const toolsets = {};
+  const inventory = new Map();
+  const slugs = new Map();
   for (const s of catalog.servers) {
     const slug = slugOf(s.package);
-    const prefix = s.tools.some((t) => owners.get(t.name) > 1) ? `${slug.replace(/-/g, "_")}_` : "";
-    for (const t of s.tools) {
-      const name = prefix + t.name;
-      exposed.set(key(s.package, t.name), name);
-      definitions.push({ ...t, name });
-      entries.push({
-        name,
-        ...(t.title === undefined ? {} : { title: t.title }),
-        ...(t.description === undefined ? {} : { description: t.description }),
-        inputSchema: t.inputSchema,
-        toolset: slug,
-        toolsetTitle: s.package,
-        toolsetDescription: s.description ?? "",
-      });
-    }
+    slugs.set(slug, s.package);
+    const collides = s.tools.some((t) => owners.get(t.name) > 1);
+    upstreams[slug] = { command: "unused", ...(collides ? { prefix: `${slug.replace(/-/g, "_")}_` } : {}) };
+    toolsets[slug] = { title: s.package, description: dollars(s.description ?? ""), tools: [`${slug}/*`] };
+    inventory.set(slug, { status: "ready", tools: s.tools, prompts: [], resources: [], templates: [] });
   }
-  // definitions: what tools/list would carry if these toolsets were listed (the upstream's, renamed).
-  return { entries, exposed, definitions };
+  const compiled = compileTexts([{ file: "catalog.json", text: JSON.stringify({ upstreams, toolsets }) }]);
+  if (!compiled.ok) throw new Error(compiled.errors.map((e) => e.message).join("\n"));
+  const resolved = (query) => {
+    const picked = select(compiled.catalog, query);
+    if (!picked.ok) throw new Error(picked.error);
+    return resolve(compiled.catalog, picked.selection, inventory);
+  };
+  const listed = resolved("");
+  const deferred = resolved("defer=all");
+  const exposed = new Map(listed.tools.map((r) => [key(slugs.get(r.upstream), r.original), r.name]));
+  return { listed, deferred, entries: searchEntries(deferred), exposed };
+}
+
+/** `$` starts `${VAR}` in a config: a server description's own is written `$$`. */
+function dollars(text) {
+  return text.replace(/\$/g, "$$$$");
 }
 
 export function key(pkg, tool) {

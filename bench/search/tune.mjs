@@ -1,23 +1,25 @@
 /** @module Grid search of the ranking knobs on the TUNING split only (never the eval split); prints the best settings. */
 // Usage: npm run build && node bench/search/tune.mjs [--top N]
 import { buildIndex, DEFAULT_RANKING } from "../../dist/search/index.js";
-import { catalogEntries, loadJson, score } from "./lib.mjs";
+import { loadJson, score, servedCatalog } from "./lib.mjs";
 
-const { entries, exposed } = catalogEntries(loadJson("bench/data/catalog.json"));
+const { entries, exposed } = await servedCatalog(loadJson("bench/data/catalog.json"));
 const tuning = loadJson("bench/data/queries.json").queries.filter((q) => q.split === "tuning");
 const top = process.argv.includes("--top") ? Number(process.argv[process.argv.indexOf("--top") + 1]) : 10;
 
 // The last pass, around DEFAULT_RANKING. Earlier passes and what each settled are in README.md.
-const grid = {
-  name: [2, 3, 4],
-  summary: [2, 3, 5],
-  description: [0.25, 0.5],
-  params: [0.3, 0.5],
-  toolset: [2, 3, 4],
-  b: [0.9, 1],
-  k: [2, 3],
-  synonymWeight: [0.6, 0.7, 0.8],
-};
+const grid = process.env.TUNE_GRID
+  ? JSON.parse(process.env.TUNE_GRID)
+  : {
+      name: [3],
+      summary: [4, 5, 7],
+      description: [0.25, 0.5],
+      params: [0.2, 0.3],
+      toolset: [3, 4, 6],
+      b: [0.9, 1],
+      k: [2],
+      synonymWeight: [0.6, 0.7],
+    };
 
 function* combos(keys, at = 0, acc = {}) {
   if (at === keys.length) {

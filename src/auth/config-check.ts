@@ -76,7 +76,7 @@ export function checkAuthConfig(config: AuthConfig): AuthProblem[] {
       at(
         ["oauth", "scopes_supported", i],
         "offline_access is not a resource scope",
-        "leave it out (MCP authorization)",
+        "leave it out: clients add it themselves when the issuer offers it",
       );
     } else if (!/^[\x21\x23-\x5b\x5d-\x7e]+$/.test(s)) {
       at(["oauth", "scopes_supported", i], `"${s}" is not a valid scope (RFC 6749 §3.3)`);

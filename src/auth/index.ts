@@ -17,6 +17,7 @@ export {
   type CatalogRequirements,
   grantKey,
   grants,
+  identityKey,
   meetsRequirement,
   parsePrincipalJson,
   scopesToChallenge,

@@ -58,6 +58,15 @@ export function grantKey(principal: Principal | undefined, reqs: CatalogRequirem
 }
 
 /**
+ * Who a principal is, for binding (a session, a per-user upstream grant): its subject within the namespace
+ * that issued it. A static token's configured `subject: alice` and an issuer's user `sub: alice` are two
+ * identities; tokens of one issuer (JWT or introspection) are one namespace.
+ */
+export function identityKey(principal: Principal): string {
+  return `${principal.via === "token" ? "static" : "oauth"}:${principal.subject}`;
+}
+
+/**
  * The scopes to challenge with, for requirements the principal does not meet by scope: every scope
  * a step-up must bring. For each requirement, a scope the token already holds from its list is kept
  * (an SDK v1 client requests exactly the challenged set), otherwise the list's first scope is named.

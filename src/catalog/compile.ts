@@ -3,9 +3,10 @@
 import type { Env } from "../config/env.js";
 import type { ConfigError } from "../config/errors.js";
 import type { LoadedFile } from "../config/load.js";
-import { forwardedTokenErrors, tokensOf } from "./auth.js";
+import { authOf, forwardedTokenErrors } from "./auth.js";
 import { checkCollisions } from "./collisions.js";
 import { deepFreeze } from "./freeze.js";
+import { auditOf, requirementsOf } from "./identity.js";
 import { type Declared, makeMember, sameMember } from "./members.js";
 import { NAME_RULE, nameProblem, parseRef } from "./names.js";
 import { perUserWithoutAuth } from "./oauth.js";
@@ -28,7 +29,9 @@ export interface CompileOptions {
 export function compile(files: readonly LoadedFile[], options: CompileOptions = {}): CompileResult {
   const complete = options.complete ?? true;
   const errors: ConfigError[] = [];
-  const tokens = tokensOf(files, errors);
+  const auth = authOf(files, errors);
+  const audit = auditOf(files, errors);
+  const requires = requirementsOf(files, errors);
   const { upstreams, declared } = compileUpstreams(files, complete, errors);
   errors.push(...checkInheritEnv(files));
 
@@ -65,7 +68,7 @@ export function compile(files: readonly LoadedFile[], options: CompileOptions = 
     }
   }
 
-  const toolsets: Toolset[] = [...drafts.values()].map((d) => makeToolset(d, false));
+  const toolsets: Toolset[] = [...drafts.values()].map((d) => makeToolset(d, false, requires.get(d.name)));
   // With a file missing or a toolset unreadable, an upstream may be mentioned there: no verdict on it.
   const knowsMentions =
     complete &&
@@ -73,22 +76,25 @@ export function compile(files: readonly LoadedFile[], options: CompileOptions = 
   const implicitErrors: ConfigError[] = [];
   toolsets.push(...implicitToolsets(upstreams.values(), mentioned, drafts, implicitErrors));
   if (knowsMentions) errors.push(...implicitErrors);
-  if (files.some((f) => f.config.auth)) errors.push(...forwardedTokenErrors(upstreams.values()));
-  else errors.push(...perUserWithoutAuth(upstreams.values()));
+  if (auth) errors.push(...forwardedTokenErrors(upstreams.values()));
+  else if (!files.some((f) => f.config.auth)) errors.push(...perUserWithoutAuth(upstreams.values()));
   const finalUpstreams = new Map([...upstreams].map(([k, u]) => [k, { ...u, covered: mentioned.has(k) }]));
   errors.push(...checkCollisions(toolsets, finalUpstreams));
   if (errors.length) return { ok: false, errors };
 
+  const autoDefer = files.find((f) => f.config.search?.auto_over_tokens !== undefined)?.config.search;
   const instructions = files.map((f) => f.config.instructions?.trim()).filter((s): s is string => !!s);
   const catalog: Catalog = {
     name: files.find((f) => f.config.name !== undefined)?.config.name ?? "toolpacks",
-    tokens,
+    ...(auth ? { auth } : {}),
+    audit,
     secrets: new Map(files.flatMap((f) => [...f.secrets])),
     stateMaxBytes:
       files.find((f) => f.config.state?.max_session_bytes)?.config.state?.max_session_bytes ??
       8 * 1024 * 1024,
     stateDir: stateDirOf(files, options.env ?? {}),
     ...(instructions.length ? { instructions: instructions.join("\n\n") } : {}),
+    ...(autoDefer?.auto_over_tokens ? { autoDeferOverTokens: autoDefer.auto_over_tokens } : {}),
     upstreams: finalUpstreams,
     toolsets,
     toolset: new Map(toolsets.map((t) => [t.name, t])),

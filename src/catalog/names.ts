@@ -3,12 +3,12 @@
 /** Toolset and upstream names: URL-safe, no separators (`,`, space, `&`, `=`). */
 export const NAME_RULE = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$/;
 /** Query keys that are not toolset names. */
-export const RESERVED_KEYS: readonly string[] = ["toolsets", "only", "without"];
+export const RESERVED_KEYS: readonly string[] = ["toolsets", "only", "without", "defer"];
 /** MCP tool-name rule (SEP-986): 1-128 of A-Z a-z 0-9 _ . - */
 export const TOOL_NAME_RULE = /^[A-Za-z0-9_.-]{1,128}$/;
 
 export function nameProblem(name: string): string | undefined {
-  if (RESERVED_KEYS.includes(name)) return `"${name}" is a reserved query key (toolsets, only, without)`;
+  if (RESERVED_KEYS.includes(name)) return `"${name}" is a reserved query key (${RESERVED_KEYS.join(", ")})`;
   if (!NAME_RULE.test(name)) {
     return `"${name}" is not URL-safe: use 1-64 of letters, digits, "_", ".", "-" (not first: "." or "-")`;
   }

@@ -49,7 +49,7 @@ export function checkInheritEnv(files: readonly LoadedFile[]): ConfigError[] {
   };
   for (const { source, raw } of files) {
     const here = (path: (string | number)[]) => where(source.at(path, true), source.file);
-    take(referencedVars(raw.auth?.tokens ?? []), { where: here(["auth", "tokens"]) });
+    take(referencedVars(raw.auth ?? {}), { where: here(["auth"]) });
     for (const [name, spec] of Object.entries(raw.upstreams ?? {})) {
       take(referencedVars(spec), { upstream: name, where: here(["upstreams", name]) });
     }
@@ -76,7 +76,7 @@ export function checkInheritEnv(files: readonly LoadedFile[]): ConfigError[] {
           errors.push(
             source.error(
               path,
-              `inherit_env lists ${v}, the proxy's own bearer token (auth.tokens, at ${at})`,
+              `inherit_env lists ${v}, the proxy's own bearer token or secret (auth:, at ${at})`,
               "remove it",
             ),
           );

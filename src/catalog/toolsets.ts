@@ -1,4 +1,5 @@
 /** @module Toolsets compiled: declared ones from their drafts, and the implicit toolset of each unmentioned upstream. */
+import type { Requires } from "../auth/types.js";
 import { type ConfigError, locate } from "../config/errors.js";
 import type { ToolsetSpec } from "../config/types.js";
 import { refOf } from "./members.js";
@@ -13,7 +14,7 @@ export interface Draft {
   readonly members: Member[];
 }
 
-export function makeToolset(d: Draft, implicit: boolean): Toolset {
+export function makeToolset(d: Draft, implicit: boolean, requires?: Requires): Toolset {
   const upstreams: string[] = [];
   for (const m of d.members) if (!upstreams.includes(m.upstream)) upstreams.push(m.upstream);
   const s = d.spec;
@@ -24,11 +25,13 @@ export function makeToolset(d: Draft, implicit: boolean): Toolset {
     ...(s.instructions?.trim() ? { instructions: s.instructions.trim() } : {}),
     default: s.default ?? true,
     always: s.always ?? false,
+    deferred: s.deferred ?? false,
     implicit,
     members: d.members,
     upstreams,
     where: d.where,
     ...(s.capture ? { captureOverBytes: s.capture.over_bytes } : {}),
+    ...(requires ? { requires } : {}),
   };
 }
 

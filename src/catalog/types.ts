@@ -1,4 +1,5 @@
 /** @module The compiled, frozen catalog: what the config means, independent of how it was written. */
+import type { AuthConfig, Requires } from "../auth/types.js";
 import type { UpstreamSpec } from "../config/types.js";
 import type { OAuthUpstreamConfig } from "../oauth/types.js";
 
@@ -31,6 +32,8 @@ export interface Toolset {
   readonly instructions?: string;
   readonly default: boolean;
   readonly always: boolean;
+  /** Its tools are found with find_tools and called with call_tool instead of being listed. */
+  readonly deferred: boolean;
   /** Made for an upstream that no toolset mentions. */
   readonly implicit: boolean;
   readonly members: readonly Member[];
@@ -39,6 +42,16 @@ export interface Toolset {
   readonly where: string;
   /** Results over this many bytes are captured as handles (undefined: off). */
   readonly captureOverBytes?: number;
+  /** Who may use it (`requires:`); undefined: everyone. */
+  readonly requires?: Requires;
+}
+
+/** `audit:` compiled: where per-call lines go, and how a subject is written everywhere. */
+export interface AuditSettings {
+  /** An absolute file to append to, or stderr; none: no audit lines. */
+  readonly sink?: { readonly file: string } | { readonly stderr: true };
+  readonly arguments: boolean;
+  readonly subject: "plain" | "digest";
 }
 
 /** A root toolpacks itself gives an upstream instance (MCP `Root`). */
@@ -95,8 +108,9 @@ export interface Upstream {
 
 export interface Catalog {
   readonly name: string;
-  /** Accepted bearer tokens (empty: no authentication). */
-  readonly tokens: readonly string[];
+  /** Static tokens and the resource server (undefined: no authentication). */
+  readonly auth?: AuthConfig;
+  readonly audit: AuditSettings;
   /** Values taken from the environment → their `${VAR}`: redacted from anything the proxy prints or serves. */
   readonly secrets: ReadonlyMap<string, string>;
   /** Captured bytes one session may hold (oldest evicted first). */
@@ -104,6 +118,8 @@ export interface Catalog {
   /** Absolute folder for toolpacks' files on disk (instance directories). */
   readonly stateDir: string;
   readonly instructions?: string;
+  /** Defer every active toolset but `always` ones when the selection's tools would exceed this many ≈tokens. */
+  readonly autoDeferOverTokens?: number;
   readonly upstreams: ReadonlyMap<string, Upstream>;
   /** In declaration order (first file first); implicit toolsets after declared ones. */
   readonly toolsets: readonly Toolset[];

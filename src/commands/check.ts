@@ -1,7 +1,9 @@
 /** @module `toolpacks check`: a one-screen summary of a valid config; with `--live`, drift against the real upstreams. */
 import type { Command } from "commander";
+import { requiresText } from "../access.js";
 import type { Inventory } from "../catalog/inventory.js";
 import type { Catalog, Member, Upstream } from "../catalog/types.js";
+import { redact } from "../config/env.js";
 import { everythingSelection } from "../report.js";
 import { resolve } from "../resolve.js";
 import { sharedRef } from "../upstream/instance.js";
@@ -32,11 +34,29 @@ export function checkSummary(catalog: Catalog, files: readonly string[]): string
       t.default ? "default" : "opt-in",
       ...(t.always ? ["always"] : []),
       ...(t.implicit ? ["implicit"] : []),
+      ...(t.requires ? [requiresText(t.requires)] : []),
     ];
     const members = t.members.map((m) => (m.as ? `${m.ref} as ${m.as}` : m.ref));
     lines.push(`  ${t.name.padEnd(tw)}  ${flags.join(", ").padEnd(24)}  ${members.join(", ")}`);
   }
+  lines.push(...identitySummary(catalog));
   return lines.join("\n");
+}
+
+/** Who may connect and where calls are audited; values from the environment shown as their `${VAR}`. */
+function identitySummary(catalog: Catalog): string[] {
+  const { auth, audit } = catalog;
+  const shown = (s: string) => redact(s, catalog.secrets);
+  const lines: string[] = [];
+  if (auth?.tokens?.length) lines.push(`  static bearer tokens: ${auth.tokens.length}`);
+  const o = auth?.oauth;
+  if (o) {
+    lines.push(`  OAuth resource server: issuer ${shown(o.issuer)}, audience ${shown(o.audience)}`);
+    if (o.step_up) lines.push("  step-up: a URL naming a toolset whose scopes the token lacks gets 403");
+  }
+  if (audit.sink) lines.push(`  audit log: ${"file" in audit.sink ? shown(audit.sink.file) : "stderr"}`);
+  if (audit.subject === "digest") lines.push("  subjects written as digests");
+  return lines.length ? ["", "identity:", ...lines] : [];
 }
 
 /** What the upstreams list now, against what the config names. */

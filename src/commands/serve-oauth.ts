@@ -44,7 +44,7 @@ export async function serveOAuth(
     catalog,
     ...(options.served ? { publicUrl: () => base ?? "http://127.0.0.1" } : {}),
     tickets: new Tickets(key),
-    openSharedStart: current.tokens.length === 0,
+    openSharedStart: !current.auth,
   });
   return {
     oauth,

@@ -22,6 +22,8 @@ export interface ServeOptions {
   logFormat?: "json" | "text";
   /** Where browsers reach this server (OAuth pages, redirect URI, client metadata document). */
   publicUrl?: string;
+  /** stdio only: the session's principal, as the JSON of its claims (`toolsets --as` spelling). */
+  as?: string;
 }
 
 /** A problem with `--public-url`, or undefined. */

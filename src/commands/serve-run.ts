@@ -1,5 +1,6 @@
 /** @module The serve command's body, loaded only when serving (the SDK, the HTTP layer, the pool). */
 import { createServer } from "node:http";
+import { parsePrincipalJson } from "../auth/requirements.js";
 import type { Catalog } from "../catalog/types.js";
 import { defaultAllowedHosts } from "../http/guard.js";
 import { createHttpHandler } from "../http/handler.js";
@@ -70,7 +71,7 @@ export async function runServe(files: string[], opts: ServeOptions, catalog: Cat
     process.once("SIGINT", onSignal);
     process.once("SIGTERM", onSignal);
     try {
-      await serveStdio(gateway, opts.toolsets ?? "");
+      await serveStdio(gateway, opts.toolsets ?? "", opts.as ? parsePrincipalJson(opts.as) : undefined);
     } catch (err) {
       logger.error((err as Error).message);
       await stop(async () => {});

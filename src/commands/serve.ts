@@ -1,5 +1,6 @@
 /** @module `toolpacks serve`: HTTP or stdio, with reload and graceful shutdown. */
 import { type Command, Option } from "commander";
+import { parsePrincipalJson } from "../auth/requirements.js";
 import type { Catalog } from "../catalog/types.js";
 import { usesInstanceVars } from "../config/instance-vars.js";
 import { select } from "../selection.js";
@@ -64,6 +65,12 @@ export function registerServe(program: Command): void {
         "--public-url <url>",
         "where browsers reach this server, for OAuth upstreams' authorization pages (default: the listening address)",
       ).env("TOOLPACKS_PUBLIC_URL"),
+    )
+    .addOption(
+      new Option(
+        "--as <claims>",
+        'stdio only: who the session is, as JSON claims, for toolsets with requires: (\'{"scope":"a b","groups":["x"]}\')',
+      ).env("TOOLPACKS_AS"),
     )
     .option("--watch", "reload when a config file changes (SIGHUP always reloads)")
     .option(
@@ -131,6 +138,15 @@ function optionProblem(opts: ServeOptions): string | undefined {
   const idle = Number(opts.sessionIdleTimeout);
   if (!Number.isFinite(idle) || idle < 1)
     return `--session-idle-timeout must be at least 1 (seconds), not ${opts.sessionIdleTimeout}`;
+  if (opts.as !== undefined) {
+    if (opts.transport !== "stdio")
+      return "--as is for stdio; over HTTP the client's token says who is asking";
+    try {
+      parsePrincipalJson(opts.as);
+    } catch (err) {
+      return (err as Error).message;
+    }
+  }
   return publicUrlProblem(opts.publicUrl);
 }
 

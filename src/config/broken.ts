@@ -40,6 +40,11 @@ export function prune(data: unknown, paths: readonly Path[]): Obj {
     if (top === undefined) return {};
     if (top === "upstreams" && path.length >= 2) continue;
     if (top === "auth" && name === "tokens" && typeof key === "number") continue;
+    // auth: stays on when a part of it failed (toolsets' requires: still have an identity to ask for).
+    if (top === "auth" && path.length >= 2 && isObj(data.auth)) {
+      delete data.auth[String(name)];
+      continue;
+    }
     if (top === "toolsets" && path.length >= 2) {
       const toolsets = data.toolsets;
       if (!isObj(toolsets)) continue;

@@ -129,6 +129,8 @@ function toConfigError(e: ErrorObject, source: Source): ConfigError {
       return source.error(path, `${where} must be one of ${allowed.join(", ")}, not ${describe(value)}`);
     }
     case "oneOf": {
+      if (path[0] === "auth")
+        return source.error(path, `${where} must be a token string or a mapping with "token"`);
       const kind = path.includes("prompts") ? "prompt" : "tool";
       return source.error(path, `${where} must be a string "upstream/${kind}" or a mapping with "${kind}"`);
     }

@@ -5,12 +5,14 @@ import type { Path, Source } from "./source.js";
 const TOOLSET_TEXT = ["title", "description", "instructions"];
 const MEMBER_TEXT = ["title", "description"];
 
-/** Top-level `instructions`; a toolset's title, description, instructions; a tool's or prompt's override. */
+/** Top-level `instructions`; a toolset's title, description, instructions, requires; a tool's or prompt's override. */
 export function isTextField(path: Path): boolean {
   const [top, , key, , field] = path;
   if (top === "instructions") return path.length === 1;
   if (top !== "toolsets") return false;
   if (path.length === 3) return TOOLSET_TEXT.includes(String(key));
+  // What a toolset requires is shown to clients it is forbidden to (/toolsets, list_server_toolsets).
+  if (key === "requires") return true;
   return path.length === 5 && (key === "tools" || key === "prompts") && MEMBER_TEXT.includes(String(field));
 }
 

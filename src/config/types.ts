@@ -1,4 +1,5 @@
 /** @module The user's config as written (after validation and `${VAR}` interpolation). Mirrors schema/packs.schema.json. */
+import type { AuthConfig, Requires } from "../auth/types.js";
 
 export interface MemberObject {
   tool: string;
@@ -60,19 +61,31 @@ export interface ToolsetSpec {
   instructions?: string;
   default?: boolean;
   always?: boolean;
+  deferred?: boolean;
   tools?: MemberSpec[];
   prompts?: PromptSpec[];
   resources?: string[];
   capture?: { over_bytes: number };
+  requires?: Requires;
+}
+
+/** `audit:`: where the per-call audit lines go, and how subjects are written everywhere. */
+export interface AuditSpec {
+  file?: string;
+  stderr?: true;
+  arguments?: boolean;
+  subject?: "plain" | "digest";
 }
 
 export interface PacksFile {
   name?: string;
-  auth?: { tokens: string[] };
+  auth?: AuthConfig;
+  audit?: AuditSpec;
   state?: { max_session_bytes?: number };
   instructions?: string;
   public_env?: string[];
   state_dir?: string;
+  search?: { auto_over_tokens?: number };
   upstreams?: Record<string, UpstreamSpec>;
   toolsets?: Record<string, ToolsetSpec>;
 }

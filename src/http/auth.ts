@@ -1,27 +1,183 @@
-/** @module Bearer authentication: constant-time comparison against every accepted token. */
-import { createHash, timingSafeEqual } from "node:crypto";
-import type { IncomingMessage } from "node:http";
+/**
+ * @module Who is asking, over HTTP: the catalog's `auth:` as a resource server in front of the MCP path,
+ * /toolsets and /metrics (every request checked on its own), the protected resource metadata, and the
+ * 401/403/503 answers. The client's token goes no further than this module: what passes on is a principal.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { gates, namedRequirements } from "../access.js";
+import { type Authenticator, createAuthenticator } from "../auth/authenticator.js";
+import { meetsRequirement, scopesToChallenge } from "../auth/requirements.js";
+import type { AuthFailure, AuthLogger, Principal, Requires } from "../auth/types.js";
+import type { Catalog } from "../catalog/types.js";
+import { parseQuery } from "../selection.js";
+import { sendJson, sendRpcError } from "./replies.js";
 
-const digest = (s: string) => createHash("sha256").update(s).digest();
+/** What a request may go on with: its principal (undefined when `auth:` is off). */
+export type Admitted = { readonly principal: Principal | undefined };
 
-/** The tokens' digests, computed once per catalog's token list rather than on every request. */
-const digests = new WeakMap<readonly string[], Buffer[]>();
-function digestsOf(tokens: readonly string[]): Buffer[] {
-  let d = digests.get(tokens);
-  if (!d) {
-    d = tokens.map(digest);
-    digests.set(tokens, d);
+const WELL_KNOWN = "/.well-known/oauth-protected-resource";
+
+export class HttpIdentity {
+  private current:
+    | { catalog: Catalog; key: string; auth: Authenticator | undefined; gated: boolean }
+    | undefined;
+
+  constructor(
+    private readonly logger: AuthLogger,
+    private readonly mcpPath: string,
+    /** Query keys that are not toolset names (`serve --ignore-query-key`). */
+    private readonly ignoreKeys: readonly string[] = [],
+    private readonly fetchFn?: typeof fetch,
+  ) {}
+
+  /**
+   * The authenticator of this catalog's `auth:` (its JWKS cache and accepted tokens survive a reload that
+   * leaves `auth:` as it was). Looked at once per catalog, not per request.
+   */
+  private authFor(catalog: Catalog): Authenticator | undefined {
+    if (this.current?.catalog === catalog) return this.current.auth;
+    const key = JSON.stringify(catalog.auth ?? null);
+    let auth = this.current?.auth;
+    if (this.current?.key !== key) {
+      this.current?.auth?.close();
+      auth = catalog.auth
+        ? createAuthenticator(catalog.auth, {
+            logger: this.logger,
+            ...(this.fetchFn ? { fetch: this.fetchFn } : {}),
+          })
+        : undefined;
+    }
+    this.current = { catalog, key, auth, gated: gates(catalog) };
+    return auth;
   }
-  return d;
+
+  /** The paths the protected resource metadata is served at: the root form, the audience's and the MCP path's. */
+  isMetadataPath(catalog: Catalog, path: string): boolean {
+    const auth = this.authFor(catalog);
+    if (!auth?.metadataPaths.length) return false;
+    return auth.metadataPaths.includes(path) || path === `${WELL_KNOWN}${this.mcpPath}`;
+  }
+
+  /** GET (or a CORS preflight) of the metadata: public, with `Access-Control-Allow-Origin: *`. */
+  serveMetadata(catalog: Catalog, req: IncomingMessage, res: ServerResponse): void {
+    const cors = { "access-control-allow-origin": "*" };
+    if (req.method === "OPTIONS") {
+      res.writeHead(204, {
+        ...cors,
+        "access-control-allow-methods": "GET, OPTIONS",
+        "access-control-allow-headers": "mcp-protocol-version",
+      });
+      res.end();
+      return;
+    }
+    sendJson(res, 200, this.authFor(catalog)?.metadata(), { ...cors, "cache-control": "max-age=300" });
+  }
+
+  /**
+   * Authenticates one request; answers it (401, 400, 503) and gives undefined when it may not go on. A 401
+   * asks for `scopes_supported` and the scopes of the gated toolsets the URL names, so the first token
+   * already has them.
+   */
+  async admit(
+    catalog: Catalog,
+    req: IncomingMessage,
+    res: ServerResponse,
+    query = "",
+  ): Promise<Admitted | undefined> {
+    const auth = this.authFor(catalog);
+    if (!auth) return { principal: undefined };
+    const named = this.named(catalog, query);
+    const extra = scopesToChallenge(undefined, named);
+    const base = catalog.auth?.oauth?.scopes_supported ?? [];
+    const r = await auth.authenticate(req.headers, extra.length ? { scopes: [...base, ...extra] } : {});
+    if (r.ok) return { principal: r.principal };
+    refuse(res, r);
+    req.resume();
+    return undefined;
+  }
+
+  /**
+   * Who a request is where a token is optional (the OAuth pages): the principal of the valid token it carries,
+   * else undefined. Never answers the request.
+   */
+  async identify(catalog: Catalog, req: IncomingMessage): Promise<Principal | undefined> {
+    const auth = this.authFor(catalog);
+    if (!auth || !req.headers.authorization) return undefined;
+    const r = await auth.authenticate(req.headers, {});
+    return r.ok ? r.principal : undefined;
+  }
+
+  /**
+   * Step-up (`auth.oauth.step_up: true`): a URL that names a toolset the principal lacks a scope for gets 403
+   * `insufficient_scope` naming the scopes. Claims a new token would not bring, and defaults the URL does not
+   * name, never cause it. True when the request was answered.
+   */
+  stepUp(catalog: Catalog, principal: Principal | undefined, query: string, res: ServerResponse): boolean {
+    const auth = this.authFor(catalog);
+    if (!auth?.stepUp || !principal) return false;
+    const needed = this.named(catalog, query).filter((r) => !meetsRequirement(principal, r));
+    const failure = needed.length ? auth.insufficientScope(principal, needed) : undefined;
+    if (failure) refuse(res, failure);
+    return failure !== undefined;
+  }
+
+  /**
+   * A session serves only requests whose token still meets what it was opened with: the requirements of
+   * its active gated toolsets. A token with fewer grants gets 403 (`insufficient_scope` with the scopes when
+   * scopes would do). True when the request was answered.
+   */
+  stillMeets(
+    catalog: Catalog,
+    principal: Principal | undefined,
+    granted: readonly Requires[],
+    res: ServerResponse,
+  ): boolean {
+    const auth = this.authFor(catalog);
+    const lacking = granted.filter((r) => !meetsRequirement(principal, r));
+    if (!auth || !principal || !lacking.length) return false;
+    refuse(
+      res,
+      auth.insufficientScope(principal, lacking) ?? {
+        ok: false,
+        status: 403,
+        error: "insufficient_scope",
+        description: "the token no longer grants what this session was opened with",
+        wwwAuthenticate: "",
+      },
+    );
+    return true;
+  }
+
+  private named(catalog: Catalog, query: string): Requires[] {
+    if (!query || (this.current?.catalog === catalog && !this.current.gated)) return [];
+    const parsed = parseQuery(query, this.ignoreKeys);
+    return parsed.ok ? namedRequirements(catalog, parsed.query).map((n) => n.requires) : [];
+  }
+
+  close(): void {
+    this.current?.auth?.close();
+    this.current = undefined;
+  }
 }
 
-/** True when no tokens are configured, or the request carries one of them. Compares against all, always. */
-export function authorized(req: IncomingMessage, tokens: readonly string[]): boolean {
-  if (tokens.length === 0) return true;
-  const header = req.headers.authorization ?? "";
-  const m = /^Bearer\s+(.+)$/i.exec(header);
-  const given = digest(m ? m[1]!.trim() : "");
-  let ok = false;
-  for (const t of digestsOf(tokens)) ok = timingSafeEqual(given, t) || ok;
-  return ok && m !== null;
+const STATUS_TEXT: Record<number, string> = {
+  400: "Bad Request",
+  401: "Unauthorized",
+  403: "Forbidden",
+  503: "Service Unavailable",
+};
+
+/**
+ * A refusal: the status and challenge RFC 6750 asks for (what clients act on), and a JSON-RPC error body like
+ * every other refusal of these routes, whose message says why without quoting the token.
+ */
+export function refuse(res: ServerResponse, failure: AuthFailure): void {
+  const headers: Record<string, string> =
+    failure.status === 503
+      ? { "retry-after": String(failure.retryAfter) }
+      : failure.wwwAuthenticate
+        ? { "www-authenticate": failure.wwwAuthenticate }
+        : {};
+  const message = `${STATUS_TEXT[failure.status] ?? "Refused"}: ${failure.description}`;
+  sendRpcError(res, failure.status, -32000, message, headers);
 }

@@ -27,11 +27,8 @@ export function rebindingProblem(
   allowedHosts: readonly string[] | undefined,
   allowedOrigins: readonly string[] = [],
 ): string | undefined {
-  if (allowedHosts) {
-    const host = req.headers.host;
-    if (!host || !allowedHosts.includes(hostname(host)))
-      return `Host ${JSON.stringify(host ?? "")} is not allowed`;
-  }
+  const bad = hostProblem(req, allowedHosts);
+  if (bad) return bad;
   const origin = req.headers.origin;
   if (origin && origin !== "null") {
     if (allowedOrigins.includes(origin)) return undefined;
@@ -47,4 +44,16 @@ export function rebindingProblem(
     return "Origin null is not allowed";
   }
   return undefined;
+}
+
+/** The Host check alone: for public documents (the protected resource metadata) that any web page may read. */
+export function hostProblem(
+  req: IncomingMessage,
+  allowedHosts: readonly string[] | undefined,
+): string | undefined {
+  if (!allowedHosts) return undefined;
+  const host = req.headers.host;
+  return host && allowedHosts.includes(hostname(host))
+    ? undefined
+    : `Host ${JSON.stringify(host ?? "")} is not allowed`;
 }

@@ -6,15 +6,15 @@ import {
   LATEST_PROTOCOL_VERSION,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from "@modelcontextprotocol/sdk/types.js";
+import type { Requires } from "../auth/types.js";
 import { classifyPost } from "../modern/classify.js";
 import type { Gateway } from "../proxy/gateway.js";
 import { TooManyInstances } from "../upstream/pool.js";
-import { authorized } from "./auth.js";
-import { rebindingProblem } from "./guard.js";
+import { type Admitted, HttpIdentity } from "./auth.js";
+import { hostProblem, rebindingProblem } from "./guard.js";
 import { readMessages } from "./messages.js";
 import { ModernEndpoint } from "./modern.js";
 import { type OAuthPages, serveOAuth } from "./oauth-pages.js";
-import { principalOf, recordPrincipal } from "./principal.js";
 import { sendJson, sendRpcError } from "./replies.js";
 import { type Entry, isRefusal, type Refusal, SessionTable } from "./sessions.js";
 
@@ -65,6 +65,16 @@ function refuse(res: ServerResponse, r: Refusal): void {
   sendRpcError(res, r.status, r.code, r.message, r.headers);
 }
 
+/** What a session's later requests must still be granted: the requirements of its active gated toolsets. */
+function grantedTo(gateway: Gateway, entry: Entry): Requires[] {
+  const out: Requires[] = [];
+  for (const name of entry.session.selection.active) {
+    const requires = gateway.catalog.toolset.get(name)?.requires;
+    if (requires) out.push(requires);
+  }
+  return out;
+}
+
 export function createHttpHandler(gateway: Gateway, partial: Partial<HandlerOptions> = {}): McpHttpHandler {
   const options = { ...defaultHandlerOptions, ...partial };
   const table = new SessionTable(gateway, {
@@ -73,8 +83,14 @@ export function createHttpHandler(gateway: Gateway, partial: Partial<HandlerOpti
   });
   const modern = new ModernEndpoint(gateway, { idleMs: options.sessionIdleMs, maxContexts: MAX_CONTEXTS });
   const log = gateway.logger;
+  const identity = new HttpIdentity(log, options.path, gateway.options.ignoreKeys);
 
-  async function post(req: IncomingMessage, res: ServerResponse, query: string): Promise<void> {
+  async function post(
+    req: IncomingMessage,
+    res: ServerResponse,
+    query: string,
+    who: Admitted,
+  ): Promise<void> {
     const read = await readMessages(req, res, options.maxBodyBytes);
     if (!read) return;
     const { messages, batch } = read;
@@ -97,8 +113,10 @@ export function createHttpHandler(gateway: Gateway, partial: Partial<HandlerOpti
         res.writeHead(202).end();
         return;
       }
+      // Each request is its own initialize here: its principal narrows the URL's selection, step-up included.
+      if (identity.stepUp(gateway.catalog, who.principal, query, res)) return;
       const m = messages[0] as { id: string | number; method: string; params?: Record<string, unknown> };
-      return modern.serve(req, res, query, m, era.envelope);
+      return modern.serve(req, res, query, m, era.envelope, who.principal);
     }
     const init = messages.find((m) => (m as { method?: string }).method === "initialize") as
       | { params?: Record<string, unknown> }
@@ -107,11 +125,13 @@ export function createHttpHandler(gateway: Gateway, partial: Partial<HandlerOpti
       sendRpcError(res, 400, -32600, "Invalid Request: initialize must be sent alone");
       return;
     }
-    if (options.stateless) return stateless(req, res, query, messages, batch, init !== undefined);
+    if ((init || options.stateless) && identity.stepUp(gateway.catalog, who.principal, query, res)) return;
+    if (options.stateless) return stateless(req, res, query, messages, batch, init !== undefined, who);
     let entry: Entry | Refusal;
-    if (init) entry = await table.open(req, query, { seed: init.params ?? {} });
-    else entry = await table.find(req);
+    if (init) entry = await table.open(req, query, { seed: init.params ?? {}, principal: who.principal });
+    else entry = await table.find(req, who.principal);
     if (isRefusal(entry)) return refuse(res, entry);
+    if (!init && identity.stillMeets(gateway.catalog, who.principal, grantedTo(gateway, entry), res)) return;
     entry.transport.handlePost(req, res, messages, batch);
   }
 
@@ -123,6 +143,7 @@ export function createHttpHandler(gateway: Gateway, partial: Partial<HandlerOpti
     messages: JSONRPCMessage[],
     batch: boolean,
     isInit: boolean,
+    who: Admitted,
   ): Promise<void> {
     if (!messages.some((m) => "method" in m && "id" in m)) {
       res.writeHead(202).end();
@@ -143,6 +164,7 @@ export function createHttpHandler(gateway: Gateway, partial: Partial<HandlerOpti
     const entry = await table.open(req, query, {
       stateless: true,
       id: randomUUID(),
+      principal: who.principal,
       ...(params ? { params } : {}),
     });
     if (isRefusal(entry)) return refuse(res, entry);
@@ -150,8 +172,8 @@ export function createHttpHandler(gateway: Gateway, partial: Partial<HandlerOpti
     entry.transport.handlePost(req, res, messages, batch);
   }
 
-  async function mcp(req: IncomingMessage, res: ServerResponse, query: string): Promise<void> {
-    if (req.method === "POST") return post(req, res, query);
+  async function mcp(req: IncomingMessage, res: ServerResponse, query: string, who: Admitted): Promise<void> {
+    if (req.method === "POST") return post(req, res, query, who);
     if (options.stateless || (req.method !== "GET" && req.method !== "DELETE")) {
       sendRpcError(res, 405, -32000, "Method Not Allowed", {
         allow: options.stateless ? "POST" : "GET, POST, DELETE",
@@ -163,44 +185,63 @@ export function createHttpHandler(gateway: Gateway, partial: Partial<HandlerOpti
       sendRpcError(res, 406, -32000, "Not Acceptable: GET needs Accept: text/event-stream");
       return;
     }
-    const entry = await table.find(req);
+    const entry = await table.find(req, who.principal);
     if (isRefusal(entry)) return refuse(res, entry);
+    if (identity.stillMeets(gateway.catalog, who.principal, grantedTo(gateway, entry), res)) return;
     if (req.method === "GET") return entry.transport.handleGet(res);
     await table.drop(entry.transport.sessionId);
     res.writeHead(200).end();
   }
 
-  async function toolsets(req: IncomingMessage, res: ServerResponse, query: string): Promise<void> {
-    const selected = gateway.select(query);
+  async function toolsets(
+    req: IncomingMessage,
+    res: ServerResponse,
+    query: string,
+    who: Admitted,
+  ): Promise<void> {
+    if (identity.stepUp(gateway.catalog, who.principal, query, res)) return;
+    const selected = gateway.select(query, who.principal);
     if (!selected.ok) {
       sendJson(res, 400, { error: selected.error });
       return;
     }
     try {
-      sendJson(res, 200, await gateway.reportFor(selected.selection, req.headers, principalOf(req)));
+      sendJson(res, 200, await gateway.reportFor(selected.selection, req.headers, who.principal));
     } catch (err) {
       if (!(err instanceof TooManyInstances)) throw err;
       sendRpcError(res, 503, -32000, `Service Unavailable: ${err.message}`, { "retry-after": "30" });
     }
   }
 
-  /** Host/Origin and bearer checks for everything but /healthz; true when the request may go on. */
-  function admitted(req: IncomingMessage, res: ServerResponse): boolean {
+  /** Host/Origin and bearer checks for everything but /healthz; the principal when the request may go on. */
+  async function admitted(
+    req: IncomingMessage,
+    res: ServerResponse,
+    query: string,
+  ): Promise<Admitted | undefined> {
     const problem = rebindingProblem(req, options.allowedHosts, options.allowedOrigins);
     if (problem) {
       sendRpcError(res, 403, -32000, `Forbidden: ${problem}`);
       req.resume();
-      return false;
+      return undefined;
     }
-    if (!authorized(req, gateway.catalog.tokens)) {
-      sendRpcError(res, 401, -32000, "Unauthorized: send Authorization: Bearer <token>", {
-        "www-authenticate": 'Bearer realm="toolpacks"',
-      });
-      req.resume();
-      return false;
-    }
-    recordPrincipal(req, gateway.catalog.tokens);
-    return true;
+    return identity.admit(gateway.catalog, req, res, query);
+  }
+
+  /** The MCP path, /toolsets and /metrics: each request authenticated on its own. */
+  async function guarded(
+    req: IncomingMessage,
+    res: ServerResponse,
+    path: string,
+    query: string,
+  ): Promise<void> {
+    const who = await admitted(req, res, path === "/metrics" ? "" : query);
+    if (!who) return;
+    if (path === options.path) return mcp(req, res, query, who);
+    if (path === "/toolsets") return toolsets(req, res, query, who);
+    const text = await gateway.metrics.text();
+    res.writeHead(200, { "content-type": gateway.metrics.registry.contentType });
+    res.end(text);
   }
 
   const handler = async (req: IncomingMessage, res: ServerResponse): Promise<boolean> => {
@@ -210,7 +251,9 @@ export function createHttpHandler(gateway: Gateway, partial: Partial<HandlerOpti
     const path = q < 0 ? url : url.slice(0, q);
     const query = q < 0 ? "" : url.slice(q + 1);
     const get = req.method === "GET";
+    const metadata = (get || req.method === "OPTIONS") && identity.isMetadataPath(gateway.catalog, path);
     const ours =
+      metadata ||
       path === options.path ||
       (get && path === "/healthz" && options.healthz) ||
       (get && path === "/toolsets" && options.toolsetsRoute) ||
@@ -222,17 +265,16 @@ export function createHttpHandler(gateway: Gateway, partial: Partial<HandlerOpti
     try {
       if (path === "/healthz")
         sendJson(res, 200, { ok: true, name: gateway.options.name, sessions: table.size });
-      else if (options.oauthPages && path.startsWith("/oauth/")) {
+      else if (metadata) {
+        const problem = hostProblem(req, options.allowedHosts);
+        if (problem) sendRpcError(res, 403, -32000, `Forbidden: ${problem}`);
+        else identity.serveMetadata(gateway.catalog, req, res);
+      } else if (options.oauthPages && path.startsWith("/oauth/")) {
+        // Open without a token (a browser has none); a valid one, when sent, says whom the start page acts for.
         const problem = rebindingProblem(req, options.allowedHosts, options.allowedOrigins);
-        await serveOAuth(req, res, url, options.oauthPages, gateway.catalog.tokens, problem);
-      } else if (!admitted(req, res)) return true;
-      else if (path === options.path) await mcp(req, res, query);
-      else if (path === "/toolsets") await toolsets(req, res, query);
-      else {
-        const text = await gateway.metrics.text();
-        res.writeHead(200, { "content-type": gateway.metrics.registry.contentType });
-        res.end(text);
-      }
+        const who = problem ? undefined : await identity.identify(gateway.catalog, req);
+        await serveOAuth(req, res, url, options.oauthPages, who, problem);
+      } else await guarded(req, res, path, query);
     } catch (err) {
       log.error("request failed", {
         error: (err as Error).message,
@@ -250,6 +292,7 @@ export function createHttpHandler(gateway: Gateway, partial: Partial<HandlerOpti
     close: async () => {
       await modern.close();
       await table.close();
+      identity.close();
     },
   });
 }

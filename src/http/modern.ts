@@ -4,20 +4,22 @@
  * context (a session without a transport: its resolution, instances and captured values), kept while used
  * and closed when idle; a per-session upstream of a caller with no credentials gets a context per request.
  */
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { RequestId } from "@modelcontextprotocol/sdk/types.js";
+import { accessKey } from "../access.js";
+import { identityKey } from "../auth/requirements.js";
+import type { Principal } from "../auth/types.js";
 import { checkParamHeaders, checkStandardHeaders, scanParamHeaders } from "../modern/headers.js";
 import type { Envelope } from "../modern/meta.js";
 import { requestDigest, stateRefusal } from "../modern/request-state.js";
 import type { WireRefusal } from "../modern/wire.js";
 import { modernClient } from "../proxy/clients.js";
 import type { Gateway } from "../proxy/gateway.js";
-import { bindingOf, credentialsOf } from "../proxy/instances.js";
+import { bindingOf, type Credentials, credentialsOf } from "../proxy/instances.js";
 import type { Session } from "../proxy/session.js";
 import { TooManyInstances } from "../upstream/pool.js";
 import { Exchange } from "./exchange.js";
-import { principalOf } from "./principal.js";
 import { sendRpcError } from "./replies.js";
 import { sessionDigest } from "./sessions.js";
 
@@ -45,6 +47,18 @@ function paramHeadersOf(definition: { readonly inputSchema?: unknown }): ReturnT
     scanned.set(definition, scan);
   }
   return scan;
+}
+
+/**
+ * Whose a context is: a digest of the request's credential values and, with `auth:`, of its identity (SPEC
+ * §11.3), so two subjects never share a context, its handles or its request states.
+ */
+function ownerOf(credentials: Credentials, principal: Principal | undefined): string {
+  const binding = bindingOf(credentials);
+  if (!principal) return binding;
+  return createHash("sha256")
+    .update(`toolpacks context owner\0${binding}\0${identityKey(principal)}`)
+    .digest("base64url");
 }
 
 function sendRefusal(res: ServerResponse, refusal: WireRefusal, id: RequestId | null): void {
@@ -88,17 +102,18 @@ export class ModernEndpoint {
     query: string,
     m: Request,
     envelope: Envelope,
+    principal?: Principal,
   ): Promise<void> {
     const bad = checkStandardHeaders(req.headers, m);
     if (bad) return sendRefusal(res, bad, m.id);
-    const selected = this.gateway.select(query);
+    const selected = this.gateway.select(query, principal);
     if (!selected.ok) return sendRpcError(res, 400, -32602, `Bad selection: ${selected.error}`, {}, m.id);
     let context: Context;
     let ephemeral: boolean;
-    const parked = this.parked(selected.selection, req, m);
+    const parked = this.parked(selected.selection, req, m, principal);
     if (parked === "refused") return sendRefusal(res, stateRefusal(), m.id);
     try {
-      ({ context, ephemeral } = parked ?? (await this.context(selected.selection, req)));
+      ({ context, ephemeral } = parked ?? (await this.context(selected.selection, req, principal)));
     } catch (err) {
       if (!(err instanceof TooManyInstances)) throw err;
       return sendRpcError(
@@ -151,13 +166,16 @@ export class ModernEndpoint {
    * was made on another replica), is refused at once: nothing is started for it. A pass-through state (a
    * 2026-07-28 upstream's, wrapped) goes the ordinary way.
    */
-  private parked(selection: Parameters<Gateway["open"]>[0], req: IncomingMessage, m: Request) {
+  private parked(
+    selection: Parameters<Gateway["open"]>[0],
+    req: IncomingMessage,
+    m: Request,
+    principal: Principal | undefined,
+  ) {
     const token = m.params?.requestState;
     if (token === undefined) return undefined;
-    const who = principalOf(req)?.subject;
-    const owner = bindingOf(
-      credentialsOf(this.gateway.catalog, this.gateway.upstreamsOf(selection), req.headers, who),
-    );
+    const credentials = credentialsOf(this.gateway.catalog, this.gateway.upstreamsOf(selection), req.headers);
+    const owner = ownerOf(credentials, principal);
     const opened =
       typeof token === "string"
         ? this.gateway.requestStates.open(token, { owner, request: requestDigest(m.method, m.params) })
@@ -176,18 +194,20 @@ export class ModernEndpoint {
     return { context, ephemeral: this.ephemerals.has(context.session) };
   }
 
-  /** The context of a selection and the request's credential values (made on first use). */
-  private async context(selection: Parameters<Gateway["open"]>[0], req: IncomingMessage) {
+  /** The context of a selection, the request's credential values and its identity (made on first use). */
+  private async context(
+    selection: Parameters<Gateway["open"]>[0],
+    req: IncomingMessage,
+    principal: Principal | undefined,
+  ) {
     const catalog = this.gateway.catalog;
     const upstreams = this.gateway.upstreamsOf(selection);
-    const who = principalOf(req);
-    // A per-user upstream's principal is part of the owner: two principals never share a context.
-    const credentials = credentialsOf(catalog, upstreams, req.headers, who?.subject);
-    const owner = bindingOf(credentials);
+    const credentials = credentialsOf(catalog, upstreams, req.headers);
+    const owner = ownerOf(credentials, principal);
     const anonymous = Object.keys(credentials.values).length === 0;
     const ephemeral =
       anonymous && upstreams.some((u) => catalog.upstreams.get(u)?.isolation === "per-session");
-    const key = `${selection.key}\u0000${owner}`;
+    const key = `${accessKey(selection)}\u0000${owner}`;
     const open = async (): Promise<Context> => {
       const sessionKey = ephemeral ? randomUUID() : `2026-07-28\u0000${key}`;
       const session = await this.gateway.open(
@@ -195,8 +215,8 @@ export class ModernEndpoint {
         req.headers,
         sessionKey,
         sessionDigest(sessionKey),
+        principal,
         owner,
-        who,
       );
       return { session, lastUsed: this.gateway.now(), busy: 0 };
     };

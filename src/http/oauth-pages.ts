@@ -4,8 +4,9 @@
  * none); the start page acts for the request's principal, or for the one its ticket names.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { identityKey } from "../auth/requirements.js";
+import type { Principal } from "../auth/types.js";
 import type { FlowRequest, FlowResponse } from "../oauth/routes.js";
-import { recordPrincipal } from "./principal.js";
 import { sendJson } from "./replies.js";
 
 export type OAuthPages = (req: FlowRequest) => Promise<FlowResponse | undefined>;
@@ -15,12 +16,12 @@ export async function serveOAuth(
   res: ServerResponse,
   url: string,
   pages: OAuthPages,
-  tokens: readonly string[],
+  who: Principal | undefined,
   problem: string | undefined,
 ): Promise<void> {
   req.resume();
   if (problem) return sendJson(res, 403, { error: `Forbidden: ${problem}` });
-  const principal = recordPrincipal(req, tokens)?.subject;
+  const principal = who && identityKey(who);
   const cookie = req.headers.cookie;
   const r = await pages({
     method: req.method ?? "GET",

@@ -4,6 +4,8 @@
  * ended id stays ended however it is respelled.
  */
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { identityKey } from "../auth/requirements.js";
+import type { Principal } from "../auth/types.js";
 
 /** What a replica needs to rebuild a session it has never seen. */
 export interface SessionSeed {
@@ -16,6 +18,8 @@ export interface SessionSeed {
   readonly i: { name: string; version: string };
   /** The digest of the credential values the session is bound to. */
   readonly b: string;
+  /** A keyed digest of the subject of the principal it was opened by (absent without `auth:`). */
+  readonly s?: string;
 }
 
 const PREFIX = "tp1.";
@@ -23,6 +27,21 @@ const MAX_ID = 8192;
 /** Canonical base64url: no padding, and the last character carries no stray bits (checked by re-encoding). */
 const SHAPE = /^tp1\.([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]{43})$/;
 const b64 = (b: Buffer | string) => Buffer.from(b).toString("base64url");
+
+/**
+ * The subject as a signed id carries it: keyed by the secret, since the payload is readable by whoever holds
+ * the id (a plain digest of an e-mail address could be confirmed by guessing). Undefined without a principal.
+ */
+export function subjectDigest(
+  principal: Principal | undefined,
+  secret: string | undefined,
+): string | undefined {
+  if (!principal || !secret) return undefined;
+  return createHmac("sha256", secret)
+    .update(`toolpacks session subject\0${identityKey(principal)}`)
+    .digest("base64url")
+    .slice(0, 22);
+}
 
 export function signSessionId(seed: SessionSeed, secret: string): string {
   const body = b64(JSON.stringify({ ...seed, n: randomBytes(12).toString("base64url") }));
@@ -49,6 +68,7 @@ export function verifySessionId(id: string, secret: string): SessionSeed | undef
     const seed = JSON.parse(payload.toString("utf8")) as SessionSeed;
     if (typeof seed.q !== "string" || typeof seed.v !== "string" || typeof seed.b !== "string")
       return undefined;
+    if (seed.s !== undefined && typeof seed.s !== "string") return undefined;
     return seed;
   } catch {
     return undefined;

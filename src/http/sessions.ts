@@ -2,12 +2,13 @@
 import { createHash, randomUUID } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
+import { identityKey } from "../auth/requirements.js";
+import type { Principal } from "../auth/types.js";
 import type { Gateway } from "../proxy/gateway.js";
 import { bindingOf, credentialsOf } from "../proxy/instances.js";
 import type { Session } from "../proxy/session.js";
 import { TooManyInstances } from "../upstream/pool.js";
-import { principalOf } from "./principal.js";
-import { type SessionSeed, signSessionId, verifySessionId } from "./session-id.js";
+import { type SessionSeed, signSessionId, subjectDigest, verifySessionId } from "./session-id.js";
 import { HttpSessionTransport } from "./session-transport.js";
 
 export interface Entry {
@@ -15,6 +16,8 @@ export interface Entry {
   readonly transport: HttpSessionTransport;
   /** The digest of the credential values the session was opened with: every request must carry the same. */
   readonly binding: string;
+  /** The identity of its initialize's principal (`identityKey`): every request must be the same. */
+  readonly subject: string | undefined;
 }
 
 /** Why a session could not be opened or found: an HTTP status and a JSON-RPC error. */
@@ -29,6 +32,11 @@ export interface TableOptions {
   readonly sessionIdleMs: number;
   /** With a secret shared by replicas, ids are signed seeds any replica can rebuild a session from. */
   readonly sessionSecret?: string;
+}
+
+/** A request whose token names another subject than the session's initialize did. */
+function anotherIdentity(): Refusal {
+  return { status: 403, code: -32000, message: "Forbidden: this session belongs to another identity" };
 }
 
 export function isRefusal(x: Entry | Refusal): x is Refusal {
@@ -75,19 +83,21 @@ export class SessionTable {
       seed?: Record<string, unknown>;
       id?: string;
       stateless?: boolean;
+      /** Who opened it (its initialize's token); undefined without auth:. */
+      principal?: Principal | undefined;
     } = {},
   ): Promise<Entry | Refusal> {
-    const selected = this.gateway.select(query);
+    const { principal } = init;
+    const selected = this.gateway.select(query, principal);
     if (!selected.ok) return { status: 400, code: -32602, message: `Bad selection: ${selected.error}` };
     const { selection } = selected;
-    const who = principalOf(req);
-    const upstreams = this.gateway.upstreamsOf(selection);
-    const binding = bindingOf(credentialsOf(this.gateway.catalog, upstreams, req.headers, who?.subject));
-    const id = init.id ?? this.newId(query, init.seed ?? {}, binding);
+    const credentials = credentialsOf(this.gateway.catalog, this.gateway.upstreamsOf(selection), req.headers);
+    const binding = bindingOf(credentials);
+    const id = init.id ?? this.newId(query, init.seed ?? {}, binding, principal);
     const digest = sessionDigest(id);
     let session: Session;
     try {
-      session = await this.gateway.open(selection, req.headers, id, digest, undefined, who);
+      session = await this.gateway.open(selection, req.headers, id, digest, principal);
     } catch (err) {
       if (!(err instanceof TooManyInstances)) throw err;
       return {
@@ -98,7 +108,7 @@ export class SessionTable {
       };
     }
     const transport = new HttpSessionTransport(id, !init.stateless);
-    const entry: Entry = { session, transport, binding };
+    const entry: Entry = { session, transport, binding, subject: principal && identityKey(principal) };
     transport.onclosed = () => {
       if (this.entries.get(id)?.transport === transport) this.entries.delete(id);
       void this.gateway.closeSession(session);
@@ -126,7 +136,7 @@ export class SessionTable {
    * only requests that carry exactly the credential values it was opened with (POST, GET and DELETE alike):
    * a session id alone never lends someone's upstream instance, or their credentials, to another request.
    */
-  async find(req: IncomingMessage): Promise<Entry | Refusal> {
+  async find(req: IncomingMessage, principal?: Principal): Promise<Entry | Refusal> {
     const id = req.headers["mcp-session-id"];
     if (typeof id !== "string" || !id) {
       return { status: 400, code: -32000, message: "Bad Request: Mcp-Session-Id header is required" };
@@ -138,10 +148,12 @@ export class SessionTable {
     let entry: Entry | Refusal | undefined = this.entries.get(id);
     if (!entry && this.options.sessionSecret && !this.ended.has(id)) {
       const seed = verifySessionId(id, this.options.sessionSecret);
-      if (seed && seed.b === this.bindingOfRequest(seed.q, req)) {
+      const secret = this.options.sessionSecret;
+      if (seed && seed.s !== subjectDigest(principal, secret)) return anotherIdentity();
+      if (seed && seed.b === this.bindingOfRequest(seed.q, req, principal)) {
         let p = this.rebuilding.get(id);
         if (!p) {
-          p = this.rebuild(req, id, seed).finally(() => this.rebuilding.delete(id));
+          p = this.rebuild(req, id, seed, principal).finally(() => this.rebuilding.delete(id));
           this.rebuilding.set(id, p);
         }
         entry = await p;
@@ -149,7 +161,9 @@ export class SessionTable {
     }
     if (!entry) return { status: 404, code: -32001, message: "Session not found" };
     if (isRefusal(entry)) return entry;
-    if (entry.binding !== this.bindingOfRequest(undefined, req, entry.session)) return this.forbidden();
+    if (entry.subject !== (principal && identityKey(principal))) return anotherIdentity();
+    if (entry.binding !== this.bindingOfRequest(undefined, req, principal, entry.session))
+      return this.forbidden();
     entry.session.lastSeen = this.gateway.now();
     return entry;
   }
@@ -163,14 +177,19 @@ export class SessionTable {
   }
 
   /** The binding digest of a request, for the upstreams of a session (or of a query's selection). */
-  private bindingOfRequest(query: string | undefined, req: IncomingMessage, session?: Session): string {
+  private bindingOfRequest(
+    query: string | undefined,
+    req: IncomingMessage,
+    principal: Principal | undefined,
+    session?: Session,
+  ): string {
     let upstreams: string[] = [];
     if (session) upstreams = this.gateway.upstreamsOf(session.selection);
     else {
-      const selected = this.gateway.select(query ?? "");
+      const selected = this.gateway.select(query ?? "", principal);
       if (selected.ok) upstreams = this.gateway.upstreamsOf(selected.selection);
     }
-    return bindingOf(credentialsOf(this.gateway.catalog, upstreams, req.headers, principalOf(req)?.subject));
+    return bindingOf(credentialsOf(this.gateway.catalog, upstreams, req.headers));
   }
 
   async drop(id: string): Promise<void> {
@@ -187,8 +206,14 @@ export class SessionTable {
     await Promise.all([...this.entries.keys()].map((id) => this.drop(id)));
   }
 
-  private newId(query: string, params: Record<string, unknown>, binding: string): string {
+  private newId(
+    query: string,
+    params: Record<string, unknown>,
+    binding: string,
+    principal: Principal | undefined,
+  ): string {
     if (!this.options.sessionSecret) return randomUUID();
+    const subject = subjectDigest(principal, this.options.sessionSecret);
     const requested = String(params.protocolVersion ?? "");
     const seed: SessionSeed = {
       q: query,
@@ -196,13 +221,20 @@ export class SessionTable {
       c: (params.capabilities as Record<string, unknown>) ?? {},
       i: (params.clientInfo as SessionSeed["i"]) ?? { name: "unknown", version: "0" },
       b: binding,
+      ...(subject ? { s: subject } : {}),
     };
     return signSessionId(seed, this.options.sessionSecret);
   }
 
-  private rebuild(req: IncomingMessage, id: string, seed: SessionSeed): Promise<Entry | Refusal> {
+  private rebuild(
+    req: IncomingMessage,
+    id: string,
+    seed: SessionSeed,
+    principal: Principal | undefined,
+  ): Promise<Entry | Refusal> {
     return this.open(req, seed.q, {
       id,
+      principal,
       params: { protocolVersion: seed.v, capabilities: seed.c, clientInfo: seed.i },
     });
   }

@@ -2,10 +2,14 @@
 import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
 import type { ToolDef } from "../catalog/inventory.js";
 import type { Outcome } from "../metrics.js";
+import type { Resolution } from "../resolve.js";
+import { offersSearchTool } from "../search/deferred.js";
+import { CALL_TOOL, FIND_TOOLS } from "../search/tools.js";
 import { authorizing, pendingAuthorization } from "./authorization.js";
 import { rpcError } from "./errors.js";
+import { findTools, throughCallTool } from "./find-tools.js";
 import { INSPECT_TOOL } from "./handles.js";
-import type { Params } from "./host.js";
+import type { Params, SessionHost } from "./host.js";
 import { offersInspect } from "./lists.js";
 import { observeCall, outcomeOf } from "./observe.js";
 import { relay } from "./relay.js";
@@ -30,6 +34,15 @@ async function callOnce(s: SessionState, params: Params, call: Call): Promise<Pa
     if (name === INSPECT_TOOL && host.capture && offersInspect(s.resolution)) {
       return s.handles.inspect((params.arguments ?? {}) as Params);
     }
+    if (name === FIND_TOOLS && offersSearchTool(s.resolution, name))
+      return findTools(s.resolution, params.arguments);
+    // call_tool is a tools/call of the tool it names: the same route, checks, capture, metrics and logs; a
+    // 2026-07-28 requestState stays bound to the call_tool request the client sent (and retries).
+    if (name === CALL_TOOL && offersSearchTool(s.resolution, name)) {
+      const resolution = s.resolution;
+      const inner = throughCallTool(params, (n) => runs(host, resolution, n));
+      return callOnce(s, inner, { ...call, sentParams: params });
+    }
     const pending = pendingAuthorization(s, name);
     if (pending) throw pending;
     throw rpcError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
@@ -48,6 +61,16 @@ async function callOnce(s: SessionState, params: Params, call: Call): Promise<Pa
     outcome = outcomeOf(err, call.signal);
     throw err;
   } finally {
-    observeCall(host, route, call, outcome, started, s.digest);
+    observeCall(s, route, call, outcome, started, params.arguments);
   }
+}
+
+/** A name tools/call serves in this session: an exposed tool (listed or deferred) or a built-in it lists. */
+function runs(host: SessionHost, resolution: Resolution, name: string): boolean {
+  return (
+    resolution.tool.has(name) ||
+    (name === TOOLSETS_TOOL && host.offersToolsetsTool(resolution)) ||
+    (name === INSPECT_TOOL && host.capture && offersInspect(resolution)) ||
+    (name === FIND_TOOLS && offersSearchTool(resolution, name))
+  );
 }

@@ -45,8 +45,9 @@ export async function passThrough(
   token: unknown,
 ): Promise<Params> {
   let sent = body;
+  const bound = call.sentParams ?? params;
   if (params.requestState !== undefined) {
-    const state = openState(s, params.requestState, method, params);
+    const state = openState(s, params.requestState, method, bound);
     if (state.inner === undefined || state.upstream !== route.upstream)
       throw refused(s, "not a pass-through state");
     sent = { ...body, requestState: state.inner };
@@ -63,7 +64,7 @@ export async function passThrough(
       ...callHandlers(s, route, call, token),
     });
     if (resultTypeOf(result) !== "input_required" || typeof result.requestState !== "string") return result;
-    const request = requestDigest(method, params);
+    const request = requestDigest(method, bound);
     const wrapped = s.host.requestStates.seal({
       bridge: "-",
       upstream: route.upstream,
@@ -89,9 +90,10 @@ export async function bridged(
 ): Promise<Params> {
   const table = s.host.bridges;
   // The digest a state is bound to: computed only when a round goes out or a retry comes in.
-  const request = () => requestDigest(method, params);
+  const bound = call.sentParams ?? params;
+  const request = () => requestDigest(method, bound);
   if (params.requestState !== undefined) {
-    const state = openState(s, params.requestState, method, params);
+    const state = openState(s, params.requestState, method, bound);
     const bridge =
       state.inner === undefined ? (table.get(state.bridge) as Bridge<Call> | undefined) : undefined;
     // Another replica parked it, or it expired: never run the call again here (it may still be running there).

@@ -1,5 +1,8 @@
 /** @module The serving core shared by HTTP, stdio and embedding: catalog, upstream pool, resolutions, sessions. */
 import type { IncomingHttpHeaders } from "node:http";
+import { accessKey, resolutionKey, withAccess } from "../access.js";
+import { AuditLog } from "../audit.js";
+import { identityKey } from "../auth/requirements.js";
 import type { Principal } from "../auth/types.js";
 import { withoutCapture } from "../catalog/capture-off.js";
 import type { UpstreamState } from "../catalog/inventory.js";
@@ -21,7 +24,7 @@ import { placeAfterReload, refsAfterReload } from "./reload-sessions.js";
 import { ResolutionCache } from "./resolution-cache.js";
 import { Session } from "./session.js";
 import { TOOLSETS_TOOL, toolsetsToolDef } from "./toolsets-tool.js";
-import { IN_FLIGHT_WARNING, inFlightUpstreams, Traffic } from "./traffic.js";
+import { Traffic, warnInFlight } from "./traffic.js";
 
 export class Gateway implements SessionHost {
   readonly pool: UpstreamPool;
@@ -30,6 +33,7 @@ export class Gateway implements SessionHost {
   readonly metrics = new Metrics();
   readonly serverInfo: { name: string; version: string };
   readonly capture: boolean;
+  readonly audit: AuditLog;
   readonly cacheTtlMs: number;
   readonly bridges = new BridgeTable();
   readonly requestStates: RequestStateCodec;
@@ -72,12 +76,8 @@ export class Gateway implements SessionHost {
         },
       },
     );
-    this.warnInFlight(this.current);
-  }
-
-  private warnInFlight(catalog: Catalog): void {
-    const risky = inFlightUpstreams(catalog);
-    if (risky.length) this.logger.warn(IN_FLIGHT_WARNING, { upstreams: risky });
+    warnInFlight(this.logger, this.current);
+    this.audit = new AuditLog(this.current.audit, { logger: options.logger });
   }
 
   get logger(): Logger {
@@ -105,13 +105,14 @@ export class Gateway implements SessionHost {
     return this.current.upstreams.get(name);
   }
 
-  select(query: string): SelectResult {
-    return select(this.catalog, query, {
+  select(query: string, principal?: Principal): SelectResult {
+    const r = select(this.catalog, query, {
       ...(this.options.ignoreKeys ? { ignoreKeys: this.options.ignoreKeys } : {}),
       ...(this.options.defaultSelection !== undefined
         ? { defaultSelection: this.options.defaultSelection }
         : {}),
     });
+    return r.ok ? { ok: true, selection: withAccess(this.catalog, r.selection, principal) } : r;
   }
 
   /** The upstreams a selection needs. */
@@ -121,9 +122,7 @@ export class Gateway implements SessionHost {
 
   /** The sessions that use an instance. */
   private users(ref: InstanceRef): Session[] {
-    const out: Session[] = [];
-    for (const s of this.sessions) if (s.refs.get(ref.upstream)?.id === ref.id) out.push(s);
-    return out;
+    return [...this.sessions].filter((s) => s.refs.get(ref.upstream)?.id === ref.id);
   }
 
   /**
@@ -131,7 +130,7 @@ export class Gateway implements SessionHost {
    * the gate, and caches the result. With `restart: false` (a report), an upstream that failed is shown as down.
    */
   resolve(selection: Selection, refs: ReadonlyMap<string, InstanceRef>, restart = true): Promise<Resolution> {
-    const key = cacheKey(selection.key, refs);
+    const key = cacheKey(resolutionKey(selection), refs);
     const keep = ![...refs.values()].some((r) => r.kind === "session");
     return this.cache.get(key, restart, () => this.compute(selection, refs, restart), keep);
   }
@@ -155,18 +154,20 @@ export class Gateway implements SessionHost {
 
   /**
    * Opens a session: its instances (shared, per credential, or its own), its resolution, its bookkeeping.
-   * Throws TooManyInstances when an isolated instance cannot be had.
+   * Throws TooManyInstances when an isolated instance cannot be had. `principal` (5th): who opened it (its own
+   * per-user OAuth instances, SPEC §11.7); `owner`: the digest its handles and 2026-07-28 states are bound to.
    */
   async open(
     selection: Selection,
     headers: IncomingHttpHeaders,
     sessionKey: string,
     digest: string,
-    owner?: string,
     principal?: Principal,
+    owner?: string,
   ): Promise<Session> {
     const upstreams = this.upstreamsOf(selection);
-    const refs = refsOf(this.catalog, upstreams, headers, sessionKey, principal?.subject);
+    const who = principal && identityKey(principal);
+    const refs = refsOf(this.catalog, upstreams, headers, sessionKey, who);
     const acquired: InstanceRef[] = [];
     try {
       for (const ref of refs.values()) {
@@ -174,7 +175,7 @@ export class Gateway implements SessionHost {
         acquired.push(ref);
       }
       const resolution = await this.resolve(selection, refs);
-      const credentials = credentialsOf(this.catalog, upstreams, headers, principal?.subject);
+      const credentials = credentialsOf(this.catalog, upstreams, headers, who);
       const session = new Session(this, {
         selection,
         resolution,
@@ -182,6 +183,7 @@ export class Gateway implements SessionHost {
         digest,
         sessionKey,
         credentials,
+        principal,
         ...(owner !== undefined ? { owner } : {}),
       });
       this.sessions.add(session);
@@ -213,8 +215,9 @@ export class Gateway implements SessionHost {
    * GET /toolsets: what a connection with these headers would get. Not a use: nothing restarts, and no
    * per-credential or per-session instance is started or reserved (one that already runs is read).
    */
-  async reportFor(selection: Selection, headers: IncomingHttpHeaders = {}, who?: Principal) {
-    const read = reportRefs(this.catalog, this.pool, this.upstreamsOf(selection), headers, who?.subject);
+  async reportFor(selection: Selection, headers: IncomingHttpHeaders = {}, principal?: Principal) {
+    const who = principal && identityKey(principal);
+    const read = reportRefs(this.catalog, this.pool, this.upstreamsOf(selection), headers, who);
     try {
       return this.report(selection, await this.resolve(selection, read.refs, false));
     } finally {
@@ -245,6 +248,7 @@ export class Gateway implements SessionHost {
     this.bridges.close();
     await Promise.all([...this.sessions].map((s) => this.closeSession(s)));
     await this.pool.close();
+    await this.audit.end();
   }
 
   /**
@@ -254,14 +258,18 @@ export class Gateway implements SessionHost {
    */
   async reload(catalog: Catalog): Promise<void> {
     this.current = this.capture ? catalog : withoutCapture(catalog);
-    this.warnInFlight(this.current);
+    warnInFlight(this.logger, this.current);
+    this.audit.configure(this.current.audit);
     this.cache.clear();
     await this.pool.setCatalog(this.current);
     await Promise.all([...this.sessions].map((s) => placeAfterReload(this, s)));
   }
 
-  /** Called by placeAfterReload: the refs a live session should use now (undefined: it cannot be told). */
+  /** Called by placeAfterReload: the refs a live session should use now (undefined: it cannot be told, or
+   * what its principal may use changed: a new initialize gets the new lists). */
   refsAfterReload(session: Session): Map<string, InstanceRef> | undefined {
+    const access = withAccess(this.catalog, session.selection, session.principal);
+    if (accessKey(access) !== accessKey(session.selection)) return undefined;
     return refsAfterReload(this.catalog, this.upstreamsOf(session.selection), session);
   }
 
@@ -271,7 +279,7 @@ export class Gateway implements SessionHost {
     if (state.status !== "ready") return;
     const groups = new Map<string, Session[]>();
     for (const s of this.users(ref)) {
-      const k = cacheKey(s.selection.key, s.refs);
+      const k = cacheKey(resolutionKey(s.selection), s.refs);
       groups.set(k, [...(groups.get(k) ?? []), s]);
     }
     for (const group of groups.values()) {

@@ -4,6 +4,7 @@
  * implements it; tests implement it with fakes. A session never sees the gateway itself.
  */
 import type { ServerCapabilities } from "@modelcontextprotocol/sdk/types.js";
+import type { CallAudit } from "../audit.js";
 import type { Upstream } from "../catalog/types.js";
 import type { Logger } from "../log.js";
 import type { Outcome } from "../metrics.js";
@@ -44,7 +45,15 @@ export interface SessionTraffic {
 }
 
 export interface CallFigures {
-  recordCall(toolset: string, tool: string, upstream: string, outcome: Outcome, seconds: number): void;
+  /** `subject`: the caller as logs write it (bounded to a number of series by the metrics). */
+  recordCall(
+    toolset: string,
+    tool: string,
+    upstream: string,
+    outcome: Outcome,
+    seconds: number,
+    subject?: string,
+  ): void;
 }
 
 /** OAuth towards upstreams, as a session uses it when a call meets "authorization required". */
@@ -60,6 +69,8 @@ export interface SessionHost {
   readonly logger: Logger;
   readonly metrics: CallFigures;
   readonly traffic: SessionTraffic;
+  /** Who made each call, written to the audit log (absent: no audit, subjects written as they are). */
+  readonly audit?: CallAudit;
   /** Captured values are kept per session (false when sessions last one request: stateless). */
   readonly capture: boolean;
   readonly stateMaxBytes: number;

@@ -1,5 +1,8 @@
-/** @module The list results of a resolution, built once and shared by every session with that resolution. */
+/** @module The list results of a resolution, and its tool-search index: built once, shared by every session with that resolution. */
 import type { Resolution } from "../resolve.js";
+import { buildIndexAsync } from "../search/build.js";
+import { listedRoutes, searchEntries, searchToolDefs } from "../search/deferred.js";
+import type { ToolIndex } from "../search/types.js";
 import { INSPECT_TOOL, inspectToolDef } from "./handles.js";
 import { toolsetsToolDef } from "./toolsets-tool.js";
 
@@ -12,16 +15,19 @@ export interface Lists {
 
 /** One cache per combination of the two flags. */
 const caches = [0, 1, 2, 3].map(() => new WeakMap<Resolution, Lists>());
+const indexes = new WeakMap<Resolution, Promise<ToolIndex>>();
 
 /**
  * `withToolsetsTool`: append list_server_toolsets (only when no upstream tool of that name is exposed);
- * `capture`: sessions keep captured values, so inspect_state is offered where capture applies.
+ * `capture`: sessions keep captured values, so inspect_state is offered where capture applies. Tools of
+ * deferred toolsets are left out; find_tools and call_tool stand in for them.
  */
 export function listsOf(resolution: Resolution, withToolsetsTool: boolean, capture = true): Lists {
   const store = caches[(withToolsetsTool ? 1 : 0) + (capture ? 2 : 0)]!;
   let lists = store.get(resolution);
   if (!lists) {
-    const tools = resolution.tools.map((r) => r.definition);
+    const tools: unknown[] = listedRoutes(resolution).map((r) => r.definition);
+    tools.push(...searchToolDefs(resolution));
     if (withToolsetsTool) tools.push(toolsetsToolDef);
     if (capture && offersInspect(resolution)) tools.push(inspectToolDef);
     lists = Object.freeze({
@@ -35,6 +41,19 @@ export function listsOf(resolution: Resolution, withToolsetsTool: boolean, captu
     store.set(resolution, lists);
   }
   return lists;
+}
+
+/**
+ * The find_tools index of a resolution's deferred tools: built at its first search (in chunks, the event loop
+ * free in between), then shared; searches that arrive while it is built wait for the same one.
+ */
+export function searchIndexOf(resolution: Resolution): Promise<ToolIndex> {
+  let index = indexes.get(resolution);
+  if (!index) {
+    index = buildIndexAsync(searchEntries(resolution));
+    indexes.set(resolution, index);
+  }
+  return index;
 }
 
 /** inspect_state is offered when capture is on for an active tool, unless an upstream tool has that name. */

@@ -1,10 +1,8 @@
-/** @module What a tool call leaves behind: its metrics and its log line (a session digest, never its id). */
+/** @module What a tool call leaves behind: its metrics, its log line and its audit line (who, never a token or session id). */
 import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
-import type { Logger } from "../log.js";
 import type { Outcome } from "../metrics.js";
 import type { Route } from "../resolve.js";
-import type { CallFigures } from "./host.js";
-import type { Call } from "./state.js";
+import type { Call, SessionState } from "./state.js";
 
 /** How a call that threw ended: cancelled by the client, timed out upstream, or failed. */
 export function outcomeOf(err: unknown, signal: AbortSignal): Outcome {
@@ -13,21 +11,39 @@ export function outcomeOf(err: unknown, signal: AbortSignal): Outcome {
 }
 
 export function observeCall(
-  host: { readonly metrics: CallFigures; readonly logger: Logger },
+  s: Pick<SessionState, "host" | "digest" | "principal" | "selection">,
   route: Route,
   call: Call,
   outcome: Outcome,
   started: number,
-  session: string,
+  args?: unknown,
 ): void {
+  const { host } = s;
   const seconds = (performance.now() - started) / 1000;
-  host.metrics.recordCall(route.toolsets[0] ?? "", route.name, route.upstream, outcome, seconds);
+  const audit = host.audit;
+  const subject = audit ? audit.subjectOf(s.principal) : s.principal?.subject;
+  const toolset = route.toolsets[0] ?? "";
+  host.metrics.recordCall(toolset, route.name, route.upstream, outcome, seconds, subject);
+  const ms = Math.round(seconds * 10_000) / 10;
   host.logger.debug("call", {
     request_id: call.requestId,
-    session,
+    session: s.digest,
+    ...(subject !== undefined ? { subject } : {}),
     tool: route.name,
     upstream: route.upstream,
     outcome,
-    ms: Math.round(seconds * 10_000) / 10,
+    ms,
+  });
+  audit?.record({
+    subject: subject ?? null,
+    selection: s.selection.key,
+    toolset,
+    tool: route.name,
+    upstream: route.upstream,
+    outcome,
+    duration_ms: ms,
+    session: s.digest,
+    ...(call.requestId ? { request_id: call.requestId } : {}),
+    ...(audit.withArguments ? { arguments: args ?? {} } : {}),
   });
 }

@@ -30,9 +30,12 @@ export async function placeAfterReload(host: ReloadHost, session: Session): Prom
   try {
     const next = host.refsAfterReload(session);
     if (!next) {
-      host.logger.info("session ended by a reload: the new config reads credentials it was not opened with", {
-        session: session.digest,
-      });
+      host.logger.info(
+        "session ended by a reload: the new config reads credentials it was not opened with, or changes what its identity may use",
+        {
+          session: session.digest,
+        },
+      );
       await host.closeSession(session);
       return;
     }

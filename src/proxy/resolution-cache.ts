@@ -19,12 +19,12 @@ export class ResolutionCache {
 
   /**
    * The cached resolution, or a computed one. A cached resolution with a pack not enabled (other than by a
-   * conflict) is computed again: its upstream may be back. A report (`use: false`) and a use never share one
+   * conflict, or forbidden to the principal) is computed again: its upstream may be back. A report (`use: false`) and a use never share one
    * computation; `keep: false` computes without caching (a session's own instances).
    */
   get(key: string, use: boolean, compute: () => Promise<Resolution>, keep = true): Promise<Resolution> {
     const cached = this.entries.get(key);
-    if (cached?.unavailable.every((u) => u.reason === "conflict")) {
+    if (cached?.unavailable.every((u) => u.reason === "conflict" || u.reason === "forbidden")) {
       this.entries.delete(key);
       this.entries.set(key, cached);
       return Promise.resolve(cached);

@@ -10,6 +10,7 @@ import type {
   RequestId,
   ServerCapabilities,
 } from "@modelcontextprotocol/sdk/types.js";
+import type { Principal } from "../auth/types.js";
 import { checkEnvelope, hasClaim } from "../modern/meta.js";
 import type { Resolution } from "../resolve.js";
 import type { Selection } from "../selection.js";
@@ -42,6 +43,7 @@ export interface SessionInit {
   readonly sessionKey: string;
   /** The credential headers it was opened with: a reload places it again by them. In memory only. */
   readonly credentials: Credentials;
+  readonly principal?: Principal | undefined; // who opened it (SessionState.principal); never a token
   /** Who owns what it keeps (handles, 2026-07-28 request states): a digest, never a credential. */
   readonly owner?: string;
 }
@@ -62,6 +64,7 @@ export class Session implements SessionState {
   readonly digest: string;
   readonly sessionKey: string;
   readonly credentials: Credentials;
+  readonly principal: Principal | undefined;
   readonly owner: string;
   clientCapabilities: ClientCapabilities | undefined;
   clientInfo: { name: string; version: string } | undefined;
@@ -87,6 +90,7 @@ export class Session implements SessionState {
     this.digest = init.digest;
     this.sessionKey = init.sessionKey;
     this.credentials = init.credentials;
+    this.principal = init.principal;
     this.owner = init.owner ?? init.digest;
     this.lastSeen = host.now();
     this.handles = new HandleStore(host.stateMaxBytes);

@@ -1,5 +1,6 @@
 /** @module What the request handlers of a session read and use: its selection, resolution, instances, client. */
 import type { ClientCapabilities, RequestId } from "@modelcontextprotocol/sdk/types.js";
+import type { Principal } from "../auth/types.js";
 import type { Envelope } from "../modern/meta.js";
 import type { Resolution } from "../resolve.js";
 import type { Selection } from "../selection.js";
@@ -26,6 +27,11 @@ export interface Call {
   readonly signal: AbortSignal;
   /** The HTTP request id (X-Request-Id) that ties its log lines together, when there is one. */
   readonly requestId?: string;
+  /**
+   * The params as the client sent them, when the call relayed is another (call_tool runs the tool it names):
+   * what a 2026-07-28 requestState is bound to, since the client retries its own request.
+   */
+  readonly sentParams?: Params;
   /** Sends a notification that belongs to this request (progress, its log lines). */
   notify(notification: { method: string; params?: Params }): void;
   /** Sends a server→client request that belongs to this request, and waits for the client's answer. */
@@ -39,6 +45,8 @@ export interface SessionState extends Peer {
   readonly handles: HandleStore;
   /** A digest of the session id: what logs show. */
   readonly digest: string;
+  /** Who opened the session (its initialize's token: subject, scopes, claims; never the token). */
+  readonly principal?: Principal | undefined;
   /** Who owns what it keeps and what its 2026-07-28 request states are bound to: a digest. */
   readonly owner: string;
   readonly clientInfo: { readonly name: string; readonly version: string } | undefined;

@@ -22,7 +22,11 @@ export interface Route<D extends Def = Def> {
   readonly captureOverBytes?: number;
 }
 
-export type Reason = "missing" | "upstream-unavailable" | "conflict" | "authorization_required";
+/**
+ * `forbidden`: the principal does not meet the toolset's `requires:` (never retried: a new token is needed).
+ * `authorization_required`: a per-user OAuth upstream has no grant for this principal yet (SPEC §11.7).
+ */
+export type Reason = "missing" | "upstream-unavailable" | "conflict" | "forbidden" | "authorization_required";
 
 export interface Unavailable {
   readonly name: string;
@@ -35,6 +39,15 @@ export interface Unavailable {
   readonly upstreams: readonly string[];
   /** `authorization_required`: where the principal authorizes (the first upstream that waits for it). */
   readonly url?: string;
+}
+
+/** An active toolset whose tools are found with find_tools instead of listed, and why. */
+export interface DeferredToolset {
+  readonly name: string;
+  readonly title: string;
+  readonly description: string;
+  /** `config`: `deferred: true`; `url`: `defer=`; `auto`: `search.auto_over_tokens` was exceeded. */
+  readonly by: "config" | "url" | "auto";
 }
 
 /** A URI pattern a read, subscription or completion may be routed by (templates and resource globs). */
@@ -61,6 +74,8 @@ export interface Resolution {
   readonly resource: ReadonlyMap<string, Route>;
   /** Patterns that route URIs not listed verbatim (template instances, resource globs). */
   readonly uriRoutes: readonly UriRoute[];
+  /** Active toolsets whose tools are not listed but found with find_tools, catalog order. */
+  readonly deferred: readonly DeferredToolset[];
   /** The upstreams of the active toolsets. */
   readonly upstreams: readonly string[];
   readonly instructions?: string;

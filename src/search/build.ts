@@ -1,7 +1,7 @@
 /** @module `buildIndex`: one immutable BM25 index (minisearch) over a resolution's deferred tools. */
-import MiniSearch, { type QueryCombination } from "minisearch";
-import { expand } from "./synonyms.js";
-import { normalize, queryTerms, tokenize } from "./tokenize.js";
+import MiniSearch from "minisearch";
+import { planQuery } from "./query.js";
+import { normalize, tokenize } from "./tokenize.js";
 import type {
   Ranking,
   SearchEntry,
@@ -14,21 +14,21 @@ import type {
 
 /** Tuned on bench/data/queries.json's tuning split (bench/search/tune.mjs); see bench/search/README.md. */
 export const DEFAULT_RANKING: Ranking = Object.freeze({
-  boost: Object.freeze({ name: 3, title: 1, summary: 3, description: 0.25, params: 0.5, toolset: 3 }),
+  boost: Object.freeze({ name: 3, title: 1, summary: 5, description: 0.5, params: 0.3, toolset: 4 }),
   prefixMinLength: 4,
   prefixWeight: 0.3,
   // Off: on the tuning split it found nothing exact and prefix matching missed, and it costs time.
   fuzzyMinLength: 0,
   fuzzyWeight: 0.2,
-  synonymWeight: 0.7,
+  synonymWeight: 0.6,
   synonymFields: Object.freeze(["name", "title", "summary"] as const),
-  bm25: Object.freeze({ k: 2, b: 1, d: 0.5 }),
+  bm25: Object.freeze({ k: 2, b: 0.9, d: 0.5 }),
 });
 
 const FIELDS: readonly SearchField[] = ["name", "title", "summary", "description", "params", "toolset"];
 const EMPTY_SCHEMA = Object.freeze({ type: "object" });
-/** A query's distinct terms past this many are ignored: a pasted page must not cost a pasted page's time. */
-export const MAX_QUERY_TERMS = 32;
+
+export { MAX_QUERY_TERMS } from "./query.js";
 
 /** One distinct tool: its first entry, and every toolset that offers it. */
 interface Doc {
@@ -42,6 +42,32 @@ interface Doc {
  * tool offered by several toolsets (their definitions are the exposed one, so the first is kept).
  */
 export function buildIndex(entries: readonly SearchEntry[], ranking: Ranking = DEFAULT_RANKING): ToolIndex {
+  const built = prepare(entries, ranking);
+  built.mini.addAll(built.ids);
+  return built.index;
+}
+
+/** Tools indexed between two turns of the event loop by {@link buildIndexAsync}. */
+export const BUILD_CHUNK = 100;
+
+/**
+ * The same index, built {@link BUILD_CHUNK} tools at a time with the event loop free in between: a large
+ * catalog's first search must not stall every other session of the process while it is indexed.
+ */
+export async function buildIndexAsync(
+  entries: readonly SearchEntry[],
+  ranking: Ranking = DEFAULT_RANKING,
+): Promise<ToolIndex> {
+  const built = prepare(entries, ranking);
+  await built.mini.addAllAsync(built.ids, { chunkSize: BUILD_CHUNK });
+  return built.index;
+}
+
+/** The documents, an empty minisearch over them, and the index that searches it once they are added. */
+function prepare(
+  entries: readonly SearchEntry[],
+  ranking: Ranking,
+): { mini: MiniSearch<number>; ids: number[]; index: ToolIndex } {
   const docs: Doc[] = [];
   const byName = new Map<string, Doc>();
   for (const entry of entries) {
@@ -74,13 +100,13 @@ export function buildIndex(entries: readonly SearchEntry[], ranking: Ranking = D
     tokenize,
     processTerm: normalize,
   });
-  mini.addAll(docs.map((_, i) => i));
   const byNameOrder = docs.map((_, i) => i).sort((a, b) => compareNames(docs[a]!, docs[b]!));
-  return Object.freeze({
+  const index = Object.freeze({
     size: docs.length,
     search: (query: string, options: SearchOptions) =>
       search(mini, docs, byNameOrder, ranking, query, options),
   });
+  return { mini, ids: docs.map((_, i) => i), index };
 }
 
 function search(
@@ -93,15 +119,15 @@ function search(
 ): SearchResult {
   const inToolset = (id: number) => toolset === undefined || docs[id]!.toolsets.includes(toolset);
   const max = Math.max(1, Math.floor(limit));
-  const typed = [...new Set(queryTerms(query))].slice(0, MAX_QUERY_TERMS);
-  if (typed.length === 0) {
+  const plan = planQuery(query, ranking);
+  if (!plan) {
     const ids = byNameOrder.filter(inToolset);
     return freezeResult(
       ids.slice(0, max).map((id) => hit(docs[id]!, toolset)),
       ids.length,
     );
   }
-  const options = {
+  const results = mini.search(plan.combination, {
     // Terms arrive normalised: minisearch only splits them back apart.
     tokenize: (text: string) => text.split(" "),
     processTerm: (term: string) => term,
@@ -109,47 +135,38 @@ function search(
     bm25: { ...ranking.bm25 },
     weights: { prefix: ranking.prefixWeight, fuzzy: ranking.fuzzyWeight },
     ...(toolset === undefined ? {} : { filter: (r: { id: unknown }) => inToolset(r.id as number) }),
-  };
-  const typedQuery: QueryCombination = {
-    queries: [typed.join(" ")],
-    combineWith: "OR",
-    prefix: (term: string) => ranking.prefixMinLength > 0 && term.length >= ranking.prefixMinLength,
-    fuzzy: (term: string) =>
-      ranking.fuzzyMinLength > 0 && term.length >= ranking.fuzzyMinLength ? 1 : false,
-  };
-  const added = ranking.synonymWeight > 0 ? expand(typed) : [];
-  // Words a query gained by expansion count less, match only exactly, and only in the fields that say
-  // what a tool does: cheaper, and a synonym in a long usage note is noise.
-  const addedQuery: QueryCombination = {
-    queries: [added.join(" ")],
-    combineWith: "OR",
-    fields: [...ranking.synonymFields],
-    boostTerm: () => ranking.synonymWeight,
-  };
-  const results = mini.search(
-    { combineWith: "OR", queries: added.length > 0 ? [typedQuery, addedQuery] : [typedQuery] },
-    options,
-  );
+  });
+  // minisearch multiplies a result's score by the number of query terms it matched; the user wrote words,
+  // and the several words one of them expands to must not count as several words matched.
+  for (const r of results) {
+    const terms = r.queryTerms.length;
+    if (terms > 1) r.score = (r.score / terms) * plan.matchedWords(r.queryTerms);
+  }
   return freezeResult(
     top(results, max, docs).map((r) => hit(docs[r.id]!, toolset)),
     results.length,
   );
 }
 
-/**
- * The first `max` results by score, equal scores by name. minisearch has sorted by score already, so
- * only the run of results tied with the last one kept needs ordering by name.
- */
-function top<R extends { id: number; score: number }>(sorted: R[], max: number, docs: readonly Doc[]): R[] {
-  if (sorted.length <= max)
-    return [...sorted].sort((a, b) => b.score - a.score || compareNames(docs[a.id]!, docs[b.id]!));
-  let end = max;
-  const last = sorted[max - 1]!.score;
-  while (end < sorted.length && sorted[end]!.score === last) end++;
-  return sorted
-    .slice(0, end)
-    .sort((a, b) => b.score - a.score || compareNames(docs[a.id]!, docs[b.id]!))
-    .slice(0, max);
+/** The first `max` results by score, equal scores by name (code-unit order): one pass, no sort of them all. */
+function top<R extends { id: number; score: number }>(
+  results: readonly R[],
+  max: number,
+  docs: readonly Doc[],
+): R[] {
+  const better = (a: R, b: R) =>
+    a.score > b.score || (a.score === b.score && compareNames(docs[a.id]!, docs[b.id]!) < 0);
+  const kept: R[] = [];
+  for (const r of results) {
+    if (kept.length === max && !better(r, kept[max - 1]!)) continue;
+    let i = kept.length < max ? kept.length : max - 1;
+    while (i > 0 && better(r, kept[i - 1]!)) {
+      kept[i] = kept[i - 1]!;
+      i--;
+    }
+    kept[i] = r;
+  }
+  return kept;
 }
 
 function hit(doc: Doc, toolset: string | undefined): ToolHit {

@@ -1,5 +1,5 @@
 /** @module Tool search for deferred toolsets: the index, the find_tools/call_tool definitions and their results. */
-export { buildIndex, DEFAULT_RANKING, MAX_QUERY_TERMS } from "./build.js";
+export { BUILD_CHUNK, buildIndex, buildIndexAsync, DEFAULT_RANKING, MAX_QUERY_TERMS } from "./build.js";
 export {
   CALL_TOOL,
   type CallToolArgs,

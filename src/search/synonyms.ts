@@ -1,5 +1,5 @@
 /** @module Query expansion: the words people use for a task, mapped to the words tool definitions use. */
-import { stem } from "./tokenize.js";
+import { stem, WHOLE } from "./tokenize.js";
 
 /**
  * A query word → words a tool that does that job tends to be named or described with. One-way on
@@ -142,16 +142,28 @@ const TABLE: Readonly<Record<string, string>> = {
 const EXPANSIONS: ReadonlyMap<string, readonly string[]> = new Map(
   Object.entries(TABLE).map(([word, also]) => [
     stem(word),
-    also.split(" ").map((w) => (w.includes("_") ? w : stem(w))),
+    also.split(" ").map((w) => (w.includes("_") ? `${WHOLE}${w}` : stem(w))),
   ]),
 );
 
-/** The terms the query's terms add, each once, none already typed (the caller weighs them less). */
-export function expand(terms: readonly string[]): string[] {
-  const typed = new Set(terms);
-  const added = new Set<string>();
-  for (const term of terms) {
-    for (const extra of EXPANSIONS.get(term) ?? []) if (!typed.has(extra)) added.add(extra);
+/**
+ * The terms a query's words add, each with the typed terms (or stop words) it came from; none already typed.
+ * The caller weighs them less, and counts a match on one as a match on the word it came from.
+ */
+export function expansions(words: readonly string[], typed: ReadonlySet<string>): Map<string, string[]> {
+  const added = new Map<string, string[]>();
+  for (const word of words) {
+    for (const extra of EXPANSIONS.get(word) ?? []) {
+      if (typed.has(extra)) continue;
+      const from = added.get(extra);
+      if (!from) added.set(extra, [word]);
+      else if (!from.includes(word)) from.push(word);
+    }
   }
-  return [...added];
+  return added;
+}
+
+/** The terms the query's terms add, each once, none already typed. */
+export function expand(terms: readonly string[]): string[] {
+  return [...expansions(terms, new Set(terms)).keys()];
 }

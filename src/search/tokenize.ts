@@ -48,11 +48,15 @@ function isNumberLike(parts: readonly string[]): boolean {
   return parts.every((p) => /^\d+$/.test(p));
 }
 
+/** The mark a whole identifier carries in the index (`=create_issue`): no word begins with it. */
+export const WHOLE = "=";
+
 /** A term as the index stores it, or null to drop it: stop words and single letters go; words are stemmed. */
 export function normalize(term: string): string | null {
   if (term.length < 2 || STOP_WORDS.has(term)) return null;
-  // A whole identifier is matched as written: stemming `create_issue` would only blur it.
-  if (term.includes("_")) return term;
+  // A whole identifier is matched as written: stemming `create_issue` would only blur it. Its mark keeps a
+  // word's prefix (`creat…`) from walking every `create_…` identifier of a large catalog.
+  if (term.includes("_")) return `${WHOLE}${term}`;
   return stem(term);
 }
 
@@ -93,4 +97,11 @@ export function queryTerms(query: string): string[] {
     if (n !== null) terms.push(n);
   }
   return terms;
+}
+
+/** The stop words of a query, stemmed: some still say what is wanted (`which` … → list) to the expansion table. */
+export function queryStopWords(query: string): string[] {
+  const words: string[] = [];
+  for (const t of tokenize(query)) if (STOP_WORDS.has(t)) words.push(stem(t));
+  return words;
 }

@@ -38,8 +38,16 @@ toolsets:
     try {
       expect(await (await fetch(`${base}/hello`)).json()).toEqual({ hello: "world" });
       expect((await fetch(`${base}/nope`)).status).toBe(404);
-      expect(toolpacks.activeFor("/mcp?math")).toEqual({ active: ["core", "math"], unknown: [] });
-      expect(toolpacks.activeFor("/mcp?only=math&typo")).toEqual({ active: ["math"], unknown: ["typo"] });
+      expect(toolpacks.activeFor("/mcp?math")).toEqual({
+        active: ["core", "math"],
+        unknown: [],
+        forbidden: [],
+      });
+      expect(toolpacks.activeFor("/mcp?only=math&typo")).toEqual({
+        active: ["math"],
+        unknown: ["typo"],
+        forbidden: [],
+      });
       // activeFor built nothing: no upstream was started.
       expect(await import("node:fs").then((fs) => fs.existsSync(`${tmp.dir}/main.pid`))).toBe(false);
 

@@ -25,7 +25,9 @@ import {
   startAuthServer,
   startProtectedServer,
 } from "../helpers/oauth.js";
+import { startIssuer, type TestIssuer } from "../helpers/oidc.js";
 import { httpClient, runCli, type Served, serve, tempDir, toolNames, until } from "../helpers/proc.js";
+import { freePort } from "../helpers/redis.js";
 import { post } from "../helpers/wire.js";
 
 let as: AuthServer;
@@ -258,9 +260,10 @@ toolsets:
   test("tokens are kept per principal in the encrypted store, and no file holds one in the clear", async () => {
     const records = new CredentialRecords(await EncryptedFileTokenStore.open(state, KEY));
     const { tokenSubject } = await import("../../src/auth/static-tokens.js");
-    const grant = await records.grant("tools", tokenSubject(TOKENS.ALICE_TOKEN));
+    // Grants are kept under the principal's identity (SPEC §11.7): a static token's is `static:<subject>`.
+    const grant = await records.grant("tools", `static:${tokenSubject(TOKENS.ALICE_TOKEN)}`);
     expect(grant?.access_token).toBeTruthy();
-    expect(await records.grant("tools", tokenSubject(TOKENS.BOB_TOKEN))).toBeUndefined();
+    expect(await records.grant("tools", `static:${tokenSubject(TOKENS.BOB_TOKEN)}`)).toBeUndefined();
     const dir = join(state, "oauth");
     for (const f of readdirSync(dir)) {
       const bytes = readFileSync(join(dir, f)).toString("latin1");
@@ -268,6 +271,58 @@ toolsets:
       expect(bytes).not.toContain("alice-at-as");
     }
     expect(served.stderr()).not.toContain(grant!.access_token);
+  });
+});
+
+describe("per-user behind the resource server: a grant belongs to the identity the token proves", () => {
+  let served: Served;
+  let issuer: TestIssuer;
+  let audience = "";
+  const state = join(tmp.dir, "state-per-user-jwt");
+
+  beforeAll(async () => {
+    issuer = await startIssuer({ audience: () => audience });
+    const port = await freePort();
+    audience = `http://127.0.0.1:${port}/mcp`;
+    // The static token's subject is the JWT's `sub` (a client-credentials token's is its client id, "jwt"):
+    // the same name in two namespaces, two identities.
+    const file = tmp.file(
+      "per-user-jwt.yaml",
+      `state_dir: ${state}
+auth:
+  tokens:
+    - { token: "\${ALICE_TOKEN}", subject: jwt }
+  oauth: { issuer: ${issuer.issuer}, audience: ${audience}, scopes_supported: [mcp] }
+upstreams:
+  tools:
+    url: ${mcpUrl}
+    oauth: { mode: per-user }
+toolsets:
+  me:
+    tools: [tools/whoami]
+`,
+    );
+    served = await serve([file, "--port", String(port)], { ...KEY_ENV, ...TOKENS });
+  });
+  afterAll(async () => {
+    await served?.stop();
+    await issuer?.close();
+  });
+
+  test("a JWT user authorizes through its own link and its calls carry its grant; a static token of the same subject does not get it", async () => {
+    const jwt = await issuer.token({ scope: "mcp" });
+    const user = await httpClient(served.url(), {}, bearer(jwt));
+    const url = ((await failure(whoami(user))).data as { url: string }).url;
+    await user.close();
+    expect((await authorizeThrough(url, "jwt-user-at-as")).status).toBe(200);
+    const again = await httpClient(served.url(), {}, bearer(jwt));
+    await until(async () => (await toolNames(again)).includes("whoami"), "the JWT user's grant in use");
+    expect((await whoami(again)).sub).toBe("jwt-user-at-as");
+    await again.close();
+    const other = await httpClient(served.url(), {}, bearer(TOKENS.ALICE_TOKEN));
+    const err = await failure(whoami(other));
+    expect((err.data as { reason: string }).reason).toBe("authorization_required");
+    await other.close();
   });
 });
 

@@ -18,7 +18,9 @@ import {
   startAuthServer,
   startProtectedServer,
 } from "../helpers/oauth.js";
+import { CLIENT_SECRET, startIssuer, type TestIssuer } from "../helpers/oidc.js";
 import { alive, CLI, FIXTURE, ROOT, type Served, serve, tempDir, until } from "../helpers/proc.js";
+import { freePort } from "../helpers/redis.js";
 import { closeSession, MCP_HEADERS, openSession, post, request } from "../helpers/wire.js";
 
 const SECRET_TOKEN = "tok_Zx81KqLw5Jm3Tb0N";
@@ -292,6 +294,100 @@ describe("serve over HTTP at --log-level debug", () => {
   });
 });
 
+describe("the resource server's paths at --log-level debug (OAuth, introspection, audit with arguments)", () => {
+  let as: TestIssuer;
+  let served: Served;
+  let audience = "";
+  let jwt = "";
+  const forms = () => [...FORMS, jwt, jwt.split(".")[2]!, CLIENT_SECRET];
+  const clean = (where: string, text: string) => {
+    expectNoSecret(where, text);
+    for (const f of forms().slice(FORMS.length))
+      if (text.includes(f)) throw new Error(`${where} leaks a token or client secret`);
+  };
+  beforeAll(async () => {
+    as = await startIssuer({ audience: () => audience });
+    const port = await freePort();
+    audience = `http://127.0.0.1:${port}/mcp`;
+    const file = tmp.file(
+      "identity.yaml",
+      `
+auth:
+  tokens:
+    - { token: "\${SECRET_TOKEN}", subject: ops, scopes: [notes:read] }
+  oauth:
+    issuer: ${as.issuer}
+    audience: ${audience}
+    scopes_supported: [mcp]
+    introspection: { url: "${as.issuer}/token/introspection", client_id: toolpacks, client_secret: "\${SECRET_KEY}" }
+audit: { stderr: true, arguments: true }
+upstreams:
+  main: { command: node, args: ["${FIXTURE}", "--name", "main"] }
+toolsets:
+  core: { tools: [main/echo] }
+  admin:
+    requires: { scopes: [admin] }
+    tools: [main/add]
+`,
+    );
+    served = await serve([file, "--port", String(port), "--log-level", "debug"], SECRETS);
+    jwt = await as.token({ scope: "mcp" });
+  });
+  afterAll(async () => {
+    await served?.stop();
+    await as?.close();
+  });
+
+  test("401, 403, 503, metadata, /toolsets, /metrics, a session and its audit lines show a token or secret", async () => {
+    const replies: { where: string; status: number; headers: Headers; text: string }[] = [];
+    const keep = async (where: string, res: Response) => {
+      replies.push({ where, status: res.status, headers: res.headers, text: await res.text() });
+      return replies.at(-1)!;
+    };
+    const init = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "s", version: "1" } },
+    });
+    const postWith = (headers: Record<string, string>, url = served.url("admin")) =>
+      fetch(url, { method: "POST", headers: { ...MCP_HEADERS, ...headers }, body: init });
+    expect((await keep("no token", await postWith({}))).status).toBe(401);
+    // An opaque token goes to introspection with the client secret, which the issuer refuses: 503, not 401.
+    expect(
+      (await keep("opaque", await postWith({ authorization: "Bearer opaque_Zx81KqLw5Jm3" }))).status,
+    ).toBe(503);
+    expect((await keep("static", await postWith(BEARER))).status).toBe(200);
+    for (const path of ["/.well-known/oauth-protected-resource/mcp", "/toolsets?admin", "/metrics"])
+      await keep(path, await fetch(`${served.base}${path}`, { headers: { authorization: `Bearer ${jwt}` } }));
+    const url = served.url("admin");
+    const { session } = await openSession(url, { headers: { authorization: `Bearer ${jwt}` } });
+    const { reply } = await request(
+      url,
+      session,
+      2,
+      "tools/call",
+      { name: "echo", arguments: { text: "hi" } },
+      {
+        headers: { authorization: `Bearer ${jwt}` },
+      },
+    );
+    replies.push({ where: "call", ...reply });
+    const other = await post(url, { jsonrpc: "2.0", id: 3, method: "ping" }, { session, headers: BEARER });
+    expect(other.status).toBe(403);
+    replies.push({ where: "another identity", ...other });
+    for (const r of replies) {
+      clean(`${r.where} headers`, headersText(r.headers));
+      clean(`${r.where} body`, r.text);
+    }
+    await served.stop();
+    const log = served.stderr();
+    expect(log).toMatch(/"tool":"echo"/);
+    expect(log).toMatch(/introspection failed/);
+    clean("serve stderr (logs and audit lines)", log);
+  });
+});
+
 describe("config errors next to a secret", () => {
   const run = async (args: string[], env: Record<string, string>) => {
     const proc = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, env: { ...process.env, ...env } });
@@ -443,7 +539,7 @@ toolsets:
 
     const records = new CredentialRecords(store);
     const { tokenSubject } = await import("../../src/auth/static-tokens.js");
-    const mine = (await records.grant("mine", tokenSubject(SECRET_TOKEN)))!;
+    const mine = (await records.grant("mine", `static:${tokenSubject(SECRET_TOKEN)}`))!;
     const machine = (await records.grant("machine", ""))!;
     const registered = mine.client.slot ? await records.client(as.issuer, mine.client.slot) : undefined;
     const secrets = [

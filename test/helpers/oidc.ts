@@ -1,4 +1,8 @@
-/** A real authorization server (oidc-provider) in-process on 127.0.0.1, for resource-server tests. */
+/**
+ * A real authorization server (oidc-provider) in-process on 127.0.0.1, for resource-server tests: client
+ * credentials for minted tokens, and authorization code + PKCE with dynamic registration for SDK clients (a
+ * user signs in with `authorizeAs` from ./oauth.ts; `accounts` gives each login's extra token claims).
+ */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { exportJWK, generateKeyPair, type JWK } from "jose";
@@ -26,8 +30,11 @@ export async function signingKey(kid: string): Promise<SigningKey> {
 }
 
 export interface TokenRequest {
-  /** `jwt` (default): a JWT access token; `opaque`: a reference token, for introspection. */
-  readonly client?: "jwt" | "opaque";
+  /**
+   * `jwt` (default): a JWT access token; `opaque`: a reference token, for introspection; `toolpacks`: a JWT
+   * of another client (another subject: a client-credentials token's `sub` is its client id).
+   */
+  readonly client?: "jwt" | "opaque" | "toolpacks";
   readonly scope?: string;
   readonly resource?: string;
   /** Added to the JWT payload (e.g. `groups`, `nbf`). */
@@ -46,12 +53,17 @@ export interface TestIssuer {
 }
 
 export interface IssuerOptions {
-  readonly audience: string;
+  /** The default resource of a token request (a function when it is known only later). */
+  readonly audience: string | (() => string);
   /** Paths answered 404 (e.g. the RFC 8414 document, to exercise the OpenID fallback). */
   readonly hide?: readonly string[];
   /** Serve under another issuer name (same keys), e.g. for a wrong-issuer token. */
   readonly keys?: SigningKey;
+  /** Login → claims added to that user's access tokens (e.g. `{ groups: ["eng"] }`). */
+  readonly accounts?: Readonly<Record<string, Record<string, unknown>>>;
 }
+
+const audienceOf = (o: IssuerOptions) => (typeof o.audience === "string" ? o.audience : o.audience());
 
 export async function startIssuer(options: IssuerOptions): Promise<TestIssuer> {
   const server: Server = createServer();
@@ -88,14 +100,31 @@ export async function startIssuer(options: IssuerOptions): Promise<TestIssuer> {
         },
       ],
       jwks: { keys: [k.privateJwk] },
-      ttl: { ClientCredentials: 300 },
+      ttl: {
+        ClientCredentials: 300,
+        AccessToken: 300,
+        AuthorizationCode: 60,
+        Grant: 3600,
+        Interaction: 600,
+        Session: 3600,
+      },
+      pkce: { required: () => true },
+      // SDK clients register with the scope of the first challenge (mcp), so it must be a known scope. A known
+      // scope is also one a registered client may never ask beyond: the others stay resource-only, so that a
+      // client can step up to them (oidc-provider refuses a known scope the registration did not name).
+      scopes: ["openid", "offline_access", "mcp"],
+      extraTokenClaims: (_ctx, token) => {
+        const id = (token as { accountId?: string }).accountId;
+        return id ? (options.accounts?.[id] ?? {}) : {};
+      },
       features: {
-        devInteractions: { enabled: false },
+        devInteractions: { enabled: true },
+        registration: { enabled: true },
         clientCredentials: { enabled: true },
         introspection: { enabled: true, allowedPolicy: async () => true },
         resourceIndicators: {
           enabled: true,
-          defaultResource: () => options.audience,
+          defaultResource: () => audienceOf(options),
           useGrantedResource: () => true,
           getResourceServerInfo: (_ctx: unknown, resource: string, client: { clientId: string }) => ({
             scope: SCOPES,
@@ -142,7 +171,7 @@ export async function startIssuer(options: IssuerOptions): Promise<TestIssuer> {
         },
         body: new URLSearchParams({
           grant_type: "client_credentials",
-          resource: request.resource ?? options.audience,
+          resource: request.resource ?? audienceOf(options),
           scope: request.scope ?? "mcp",
         }),
       });

@@ -6,6 +6,7 @@ import { join, resolve } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { afterAll, beforeAll } from "vitest";
 
 export const ROOT = resolve(import.meta.dirname, "../..");
 export const CLI = join(ROOT, "dist/cli.js");
@@ -75,6 +76,31 @@ export async function serve(args: string[], env: Record<string, string> = {}): P
       const code = await exited;
       running.delete(proc);
       return code;
+    },
+  };
+}
+
+/**
+ * One `toolpacks serve ARGS` for a test file: started before its tests, stopped after them with every HTTP
+ * client `open` made, then `cleanup`.
+ */
+export function servedForFile(args: string[], cleanup: () => void = () => {}) {
+  let served: Served | undefined;
+  const clients: Client[] = [];
+  beforeAll(async () => {
+    served = await serve(args);
+  });
+  afterAll(async () => {
+    await Promise.all(clients.map((c) => c.close()));
+    await served?.stop();
+    cleanup();
+  });
+  return {
+    served: () => served!,
+    open: async (query = "") => {
+      const c = await httpClient(served!.url(query));
+      clients.push(c);
+      return c;
     },
   };
 }

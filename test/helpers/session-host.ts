@@ -6,6 +6,8 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import type { ClientCapabilities, JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { withAccess } from "../../src/access.js";
+import type { Principal } from "../../src/auth/types.js";
 import { EMPTY_OFFER, type Offer, type UpstreamState } from "../../src/catalog/inventory.js";
 import type { Catalog } from "../../src/catalog/types.js";
 import { silentLogger } from "../../src/log.js";
@@ -99,10 +101,19 @@ export class FakeHost implements SessionHost {
     return this.clock;
   }
 
-  /** A session for `query`, every upstream ready with `offers`; per-session upstreams get their own instance. */
-  open(query: string, offers: Record<string, Partial<Offer>>, key = `k${this.sessions.size}`): Session {
-    const picked = select(this.catalog, query);
-    if (!picked.ok) throw new Error(picked.error);
+  /**
+   * A session for `query`, every upstream ready with `offers`; per-session upstreams get their own instance.
+   * With a principal, the selection is what it may have (toolsets it does not meet are forbidden).
+   */
+  open(
+    query: string,
+    offers: Record<string, Partial<Offer>>,
+    key = `k${this.sessions.size}`,
+    principal?: Principal,
+  ): Session {
+    const selected = select(this.catalog, query);
+    if (!selected.ok) throw new Error(selected.error);
+    const picked = { selection: withAccess(this.catalog, selected.selection, principal) };
     const inventory = new Map<string, UpstreamState>(
       Object.entries(offers).map(([u, o]) => [u, { status: "ready", ...EMPTY_OFFER, ...o }]),
     );
@@ -117,6 +128,7 @@ export class FakeHost implements SessionHost {
       digest: key,
       sessionKey: key,
       credentials: { names: [], values: {} },
+      principal,
     });
     this.sessions.add(session);
     return session;

@@ -60,7 +60,15 @@ describe("the offline report", () => {
     const report = toolsetsReport(catalog, selection("inbox"));
     expect(Object.keys(report)).toEqual(["toolsets", "active", "unknown"]);
     for (const t of report.toolsets)
-      expect(Object.keys(t)).toEqual(["name", "title", "description", "default", "always", "active"]);
+      expect(Object.keys(t)).toEqual([
+        "name",
+        "title",
+        "description",
+        "default",
+        "always",
+        "active",
+        "deferred",
+      ]);
   });
 });
 

@@ -90,7 +90,6 @@ describe("findToolsResult", () => {
 });
 
 describe("tokenize", () => {
-  // Whole identifiers carry a leading "" so that word prefixes (creat…) never walk every create_… name.
   it.each([
     ["createIssue", ["create", "issue", "create_issue"]],
     ["create_issue", ["create", "issue", "create_issue"]],
@@ -127,12 +126,12 @@ describe("stem and stop words", () => {
     expect(stem(word)).toBe(stemmed);
   });
 
-  it("a request's filler words are dropped, identifiers are kept whole", () => {
+  it("a request's filler words are dropped, identifiers are kept whole and marked (no word prefix reaches them)", () => {
     expect(queryTerms("Can you please open the create_issue tool for me")).toEqual([
       "open",
       "creat",
       "issu",
-      "create_issue",
+      "=create_issue",
       "tool",
     ]);
   });

@@ -1,6 +1,6 @@
 /** @module Tool search: ranking over a small fixed catalog, the toolset filter, limits, totals, order and empty queries. */
 import { describe, expect, it } from "vitest";
-import { buildIndex } from "../../src/search/build.js";
+import { BUILD_CHUNK, buildIndex, buildIndexAsync } from "../../src/search/build.js";
 import type { SearchEntry } from "../../src/search/types.js";
 
 const github = {
@@ -73,6 +73,50 @@ describe("ranking", () => {
 
   it("parameter descriptions are searched", () => {
     expect(first("folder")).toBe("listDirectory");
+  });
+});
+
+describe("building in chunks", () => {
+  it("an index built a chunk at a time answers as one built at once", async () => {
+    const many: SearchEntry[] = Array.from({ length: BUILD_CHUNK * 2 + 7 }, (_, i) => ({
+      ...CATALOG[i % CATALOG.length]!,
+      name: `${CATALOG[i % CATALOG.length]!.name}_${i}`,
+      toolset: `t${i % 3}`,
+    }));
+    const now = buildIndex(many);
+    const later = await buildIndexAsync(many);
+    expect(later.size).toBe(now.size);
+    for (const q of ["create an issue", "list directory", "post a message", ""]) {
+      expect(later.search(q, { limit: 10, toolset: "t1" })).toEqual(
+        now.search(q, { limit: 10, toolset: "t1" }),
+      );
+    }
+  });
+});
+
+describe("query expansion", () => {
+  it("a word that expands into several words counts as one word matched, not as several", () => {
+    const two = buildIndex([
+      { name: "show_invoice", description: "Show an invoice", toolset: "t" },
+      { name: "invoice_viewer", description: "Get or view invoice records", toolset: "t" },
+    ]);
+    // "show" adds get, list, read and view: matching two of them is still matching one word of the user's.
+    expect(two.search("show invoice", { limit: 2 }).tools.map((t) => t.name)).toEqual([
+      "show_invoice",
+      "invoice_viewer",
+    ]);
+  });
+
+  it("a filler word that says what is wanted still expands (which … → list)", () => {
+    const chat = buildIndex([
+      {
+        name: "channel_history",
+        description: "Messages of a channel, for channels and threads",
+        toolset: "t",
+      },
+      { name: "list_channels", description: "Channels of the workspace", toolset: "t" },
+    ]);
+    expect(chat.search("which channels", { limit: 1 }).tools[0]?.name).toBe("list_channels");
   });
 });
 
