@@ -8,6 +8,7 @@ import type { Catalog } from "./catalog/types.js";
 import { createHttpHandler, defaultHandlerOptions, type HandlerOptions } from "./http/handler.js";
 import { createLogger, type Logger, silentLogger } from "./log.js";
 import { Gateway } from "./proxy/gateway.js";
+import type { UpstreamOAuth } from "./proxy/upstream-oauth.js";
 import type { StateStore } from "./state/types.js";
 import type { Tracing } from "./tracing/types.js";
 import { closeAgent } from "./upstream/transport.js";
@@ -19,6 +20,9 @@ export { compileTexts, loadCatalog } from "./catalog/load.js";
 export type { Catalog, Member, Toolset, Upstream } from "./catalog/types.js";
 export { type ConfigError, formatConfigError } from "./config/errors.js";
 export { createLogger, type Logger } from "./log.js";
+export { openTokenStore } from "./oauth/store/open.js";
+export { Tickets } from "./oauth/ticket.js";
+export { UpstreamOAuth, type UpstreamOAuthOptions } from "./proxy/upstream-oauth.js";
 export type { ToolsetsReport } from "./report.js";
 export type { Resolution, Route } from "./resolve.js";
 export { parseQuery, type Selection, select } from "./selection.js";
@@ -48,6 +52,8 @@ export interface ToolpacksOptions extends Partial<HandlerOptions> {
   readonly state?: StateStore;
   /** Tracing (default off): `tracing: await tracingFor(catalog.tracing, version)`. */
   readonly tracing?: Tracing;
+  /** For upstreams with `oauth:`: their tokens and the /oauth/* pages (see docs/oauth-client.md). */
+  readonly oauth?: UpstreamOAuth;
 }
 
 export interface Toolpacks {
@@ -85,6 +91,7 @@ export function createToolpacks(catalog: Catalog, options: ToolpacksOptions = {}
     ...(options.tracing ? { tracing: options.tracing } : {}),
     ...(options.sessionSecret ? { stateSecret: options.sessionSecret } : {}),
     ...(options.cacheTtlMs !== undefined ? { cacheTtlMs: options.cacheTtlMs } : {}),
+    ...(options.oauth ? { oauth: options.oauth } : {}),
   });
   const handlerOptions: Partial<HandlerOptions> = {};
   for (const key of Object.keys(defaultHandlerOptions) as (keyof HandlerOptions)[]) {
@@ -99,7 +106,8 @@ export function createToolpacks(catalog: Catalog, options: ToolpacksOptions = {}
   ] as const) {
     if (options[key] !== undefined) (handlerOptions as Record<string, unknown>)[key] = options[key];
   }
-  const handler = createHttpHandler(gateway, handlerOptions);
+  const pages = options.oauth?.routes();
+  const handler = createHttpHandler(gateway, { ...(pages ? { oauthPages: pages } : {}), ...handlerOptions });
   return {
     gateway,
     handle: handler,

@@ -55,6 +55,8 @@ export interface ToolsetsReport {
     reason: Reason;
     missing: readonly string[];
     detail: string;
+    /** `authorization_required`: the page where the caller authorizes the upstream (for this caller only). */
+    url?: string;
     /** With reason `forbidden`: what the toolset needs. */
     requires?: Requires;
   }[];
@@ -232,6 +234,7 @@ function unavailableOf(
       reason: u.reason,
       missing: u.missing,
       detail: u.detail,
+      ...("url" in u && u.url ? { url: u.url } : {}),
       ...(requires ? { requires } : {}),
     };
   });

@@ -38,7 +38,12 @@ export interface Offer {
 
 export type UpstreamState =
   | ({ readonly status: "ready" } & Offer)
-  | { readonly status: "unavailable"; readonly reason: string };
+  | {
+      readonly status: "unavailable";
+      readonly reason: string;
+      /** The upstream refuses until a person authorizes toolpacks (OAuth): where that person goes. */
+      readonly authorizeUrl?: string;
+    };
 
 /** By upstream name. An upstream absent from the map has not been started. */
 export type Inventory = ReadonlyMap<string, UpstreamState>;

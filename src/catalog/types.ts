@@ -1,6 +1,7 @@
 /** @module The compiled, frozen catalog: what the config means, independent of how it was written. */
 import type { AuthConfig, Requires } from "../auth/types.js";
 import type { UpstreamSpec } from "../config/types.js";
+import type { OAuthUpstreamConfig } from "../oauth/types.js";
 import type { StatePlan } from "../state/config.js";
 import type { TracingPlan } from "../tracing/config.js";
 import type { Limits } from "./limits.js";
@@ -99,6 +100,8 @@ export interface Upstream {
   readonly protocol: "auto" | "2025" | "2026-07-28";
   /** Results over this many bytes are captured as handles (undefined: off). */
   readonly captureOverBytes?: number;
+  /** HTTP only: toolpacks obtains and refreshes OAuth tokens for it (shared, or per principal). */
+  readonly oauth?: OAuthUpstreamConfig;
   /** Some declared toolset mentions it: then only named tools can be exposed. */
   readonly covered: boolean;
   /** As written, `${VAR}` unresolved: the only form any output may show. */

@@ -4,6 +4,7 @@ import { isDeepStrictEqual } from "node:util";
 import type { ConfigError } from "../config/errors.js";
 import type { LoadedFile } from "../config/load.js";
 import type { UpstreamSpec } from "../config/types.js";
+import { compileOAuth } from "./oauth.js";
 import { compileRoots } from "./roots.js";
 import type { Upstream } from "./types.js";
 import { where } from "./where.js";
@@ -95,6 +96,7 @@ export function makeUpstream(
   }
   const base = dirname(resolvePath(source.file));
   const roots = compileRoots(spec.roots ?? [], base, source, [...path, "roots"], errors);
+  const oauth = compileOAuth(key, spec, file, errors);
   if (errors.length > before) return undefined;
   const at = source.at(path, true);
   return {
@@ -124,6 +126,7 @@ export function makeUpstream(
     attribution: spec.attribution ?? "tied",
     protocol: spec.protocol === undefined ? "auto" : spec.protocol === 2025 ? "2025" : spec.protocol,
     ...(spec.capture ? { captureOverBytes: spec.capture.over_bytes } : {}),
+    ...(oauth ? { oauth } : {}),
     covered: false,
     display,
     where: where(at, source.file),

@@ -12,7 +12,10 @@ import { finish, keysOf, memberMatches, withLive } from "./live.js";
 
 function describeUpstream(u: Upstream): string {
   const d = u.display;
-  if (u.transport === "http") return `http   ${d.url ?? ""}`;
+  const oauth = u.oauth
+    ? `  (oauth ${u.oauth.mode}${u.oauth.grant === "client_credentials" ? ", client credentials" : ""})`
+    : "";
+  if (u.transport === "http") return `http   ${d.url ?? ""}${oauth}`;
   return `stdio  ${[d.command ?? "", ...(d.args ?? [])].join(" ")}`;
 }
 

@@ -22,14 +22,19 @@ export interface Live {
  */
 export async function withLive<T>(catalog: Catalog, use: (live: Live) => Promise<T>): Promise<T> {
   // Loaded here: the commands that never connect start without the SDK.
-  const [{ UpstreamPool }, { closeAgent }] = await Promise.all([
+  const [{ UpstreamPool }, { closeAgent }, { serveOAuth }] = await Promise.all([
     import("../upstream/pool.js"),
     import("../upstream/transport.js"),
+    import("./serve-oauth.js"),
   ]);
+  // Shared OAuth upstreams are read with the grant `toolpacks login` stored (when the key is set).
+  const env = { served: false, host: "127.0.0.1", logger: silentLogger };
+  const oauth = await serveOAuth(() => catalog, process.env, env).catch(() => undefined);
   const pool = new UpstreamPool(catalog, {
     clientName: "toolpacks",
     clientVersion: VERSION,
     logger: silentLogger,
+    auth: oauth && ((ref, spec) => oauth.oauth.auth(ref, spec)),
   });
   const close = async () => {
     await pool.close();

@@ -1,6 +1,4 @@
 /** @module `toolpacks login UPSTREAM CONFIG...`: authorizes a shared OAuth upstream once and stores its tokens. */
-import { homedir } from "node:os";
-import { join } from "node:path";
 import type { Command } from "commander";
 import { formatConfigError } from "../config/errors.js";
 import { bearerChallenge } from "../oauth/challenge.js";
@@ -14,12 +12,6 @@ import { tokenKeyFromEnv } from "../oauth/store/key.js";
 import type { OAuthUpstream } from "../oauth/types.js";
 import { VERSION } from "../version.js";
 import { loginTarget } from "./login-target.js";
-
-/** Until the config layer computes it: TOOLPACKS_STATE_DIR, else the XDG state directory. */
-export function defaultStateDir(env: NodeJS.ProcessEnv): string {
-  if (env.TOOLPACKS_STATE_DIR) return env.TOOLPACKS_STATE_DIR;
-  return join(env.XDG_STATE_HOME || join(homedir(), ".local", "state"), "toolpacks");
-}
 
 /** An unauthenticated MCP request: an upstream that needs authorization answers it with its challenge. */
 async function probe(up: OAuthUpstream, headers: Record<string, string> = {}): Promise<Response> {
@@ -63,7 +55,8 @@ async function login(name: string, files: string[], opts: LoginOptions): Promise
       `upstream ${name} is per-user: each principal authorizes at /oauth/${name}/start on the served toolpacks, not with login`,
     );
   const key = tokenKeyFromEnv(process.env, "toolpacks login");
-  const stateDir = opts.stateDir ?? defaultStateDir(process.env);
+  // Where `serve` of the same config reads them: the config's state_dir (or its default).
+  const stateDir = opts.stateDir ?? target.stateDir;
   const store = await EncryptedFileTokenStore.open(stateDir, key);
 
   const first = await probe(up);
@@ -124,7 +117,7 @@ export function registerLogin(program: Command): void {
     .argument("<config...>", "packs.yaml files")
     .option(
       "--state-dir <dir>",
-      "where encrypted credentials live (default $TOOLPACKS_STATE_DIR or XDG state dir)",
+      "where encrypted credentials live (default: the config's state_dir, as serve uses it)",
     )
     .option("--port <port>", "loopback port for the redirect (0: any free port)", "0")
     .option("--timeout <seconds>", "how long to wait for the browser", "300")

@@ -23,6 +23,8 @@ export interface ServeOptions {
   stateless?: boolean;
   allowedOrigin: string[];
   logFormat?: "json" | "text";
+  /** Where browsers reach this server (OAuth pages, redirect URI, client metadata document). */
+  publicUrl?: string;
   /** stdio only: the session's principal, as the JSON of its claims (`toolsets --as` spelling). */
   as?: string;
   insecureBind?: boolean;
@@ -71,4 +73,15 @@ export function limitProblem(opts: ServeOptions): string | undefined {
     return `--trusted-proxy: ${(err as Error).message}`;
   }
   return undefined;
+}
+
+/** A problem with `--public-url`, or undefined. */
+export function publicUrlProblem(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  try {
+    const u = new URL(value);
+    if ((u.protocol === "https:" || u.protocol === "http:") && !u.search && !u.hash && !u.username)
+      return undefined;
+  } catch {}
+  return `--public-url must be an http(s) URL without query, e.g. https://toolpacks.example.com, not ${value}`;
 }

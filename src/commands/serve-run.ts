@@ -12,6 +12,7 @@ import { killUnadopted } from "../upstream/prespawn.js";
 import { closeAgent } from "../upstream/transport.js";
 import { VERSION } from "../version.js";
 import { toolsetsToolOn } from "./common.js";
+import { serveOAuth } from "./serve-oauth.js";
 import { limitOverrides, type ServeOptions } from "./serve-options.js";
 import { openServing } from "./serve-state.js";
 
@@ -23,7 +24,18 @@ export async function runServe(files: string[], opts: ServeOptions, catalog: Cat
   const toolsetsTool = toolsetsToolOn(opts.toolsetsTool);
   const name = opts.name ?? catalog.name;
   const serving = await openServing(catalog, name, VERSION, logger);
-  const gateway = new Gateway(catalog, {
+  let gateway: Gateway | undefined;
+  const oauth = await serveOAuth(() => gateway?.catalog ?? catalog, process.env, {
+    served: opts.transport !== "stdio",
+    host: opts.host,
+    logger,
+    ...(opts.publicUrl ? { publicUrl: opts.publicUrl } : {}),
+  }).catch((err: Error) => {
+    // Per-user OAuth without TOOLPACKS_TOKEN_KEY, a store written with another key: refuse, saying why.
+    process.stderr.write(`toolpacks serve: ${err.message}\n`);
+    process.exit(1);
+  });
+  gateway = new Gateway(catalog, {
     name,
     version: VERSION,
     ...(opts.transport !== "stdio" && opts.toolsets !== undefined ? { defaultSelection: opts.toolsets } : {}),
@@ -37,6 +49,7 @@ export async function runServe(files: string[], opts: ServeOptions, catalog: Cat
     tracing: serving.tracing,
     cacheTtlMs: Number(opts.cacheTtl) * 1000,
     ...(opts.sessionSecret ? { stateSecret: opts.sessionSecret } : {}),
+    ...(oauth ? { oauth: oauth.oauth } : {}),
   });
   const stopReload = reloadOn(gateway, files, logger, opts.watch === true);
   if (opts.transport !== "stdio") {
@@ -74,7 +87,10 @@ export async function runServe(files: string[], opts: ServeOptions, catalog: Cat
     process.exit(0);
   }
 
+  const publicHost = opts.publicUrl ? new URL(opts.publicUrl).hostname : undefined;
+  const pages = oauth?.oauth.routes();
   const handler = createHttpHandler(gateway, {
+    ...(pages ? { oauthPages: pages } : {}),
     path: opts.path,
     sessionIdleMs: Number(opts.sessionIdleTimeout) * 1000,
     maxBodyBytes: Number(opts.maxBodyBytes),
@@ -83,8 +99,14 @@ export async function runServe(files: string[], opts: ServeOptions, catalog: Cat
     trustedProxies: opts.trustedProxy,
     ...(opts.sessionSecret ? { sessionSecret: opts.sessionSecret } : {}),
     allowedOrigins: opts.allowedOrigin,
-    ...(opts.allowedHost.length
-      ? { allowedHosts: [...opts.allowedHost, ...(defaultAllowedHosts(opts.host) ?? [])] }
+    ...(opts.allowedHost.length || (publicHost && defaultAllowedHosts(opts.host))
+      ? {
+          allowedHosts: [
+            ...opts.allowedHost,
+            ...(publicHost ? [publicHost] : []),
+            ...(defaultAllowedHosts(opts.host) ?? []),
+          ],
+        }
       : defaultAllowedHosts(opts.host)
         ? { allowedHosts: defaultAllowedHosts(opts.host)! }
         : {}),
@@ -115,6 +137,7 @@ export async function runServe(files: string[], opts: ServeOptions, catalog: Cat
     const address = server.address();
     const port = typeof address === "object" && address ? address.port : opts.port;
     const host = opts.host.includes(":") ? `[${opts.host}]` : opts.host;
+    oauth?.listening(`http://${host}:${port}`);
     logger.info(`listening on http://${host}:${port}${opts.path}`, {
       name,
       toolsets: catalog.toolsets.length,

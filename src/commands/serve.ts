@@ -10,7 +10,7 @@ import { prespawn, prespawnProbed } from "../upstream/prespawn.js";
 import { spawnSpecOf } from "../upstream/spawn-spec.js";
 import { VERSION } from "../version.js";
 import { catalogOrExit } from "./common.js";
-import { limitProblem, list, type ServeOptions } from "./serve-options.js";
+import { limitProblem, list, publicUrlProblem, type ServeOptions } from "./serve-options.js";
 
 export function registerServe(program: Command): void {
   program
@@ -88,6 +88,12 @@ export function registerServe(program: Command): void {
     )
     .addOption(
       new Option("--stateless", "no sessions: each request is served on its own").env("TOOLPACKS_STATELESS"),
+    )
+    .addOption(
+      new Option(
+        "--public-url <url>",
+        "where browsers reach this server, for OAuth upstreams' authorization pages (default: the listening address)",
+      ).env("TOOLPACKS_PUBLIC_URL"),
     )
     .addOption(
       new Option(
@@ -184,7 +190,7 @@ function optionProblem(opts: ServeOptions): string | undefined {
       return (err as Error).message;
     }
   }
-  return undefined;
+  return publicUrlProblem(opts.publicUrl);
 }
 
 /** Spawns the shared stdio upstreams of what a bare URL (or, over stdio, the whole selection) will use. */

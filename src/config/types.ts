@@ -40,6 +40,19 @@ export interface UpstreamSpec {
   /** YAML reads an unquoted 2025 as a number. */
   protocol?: "auto" | "2025" | 2025 | "2026-07-28";
   capture?: { over_bytes: number };
+  /** An HTTP upstream that accepts only OAuth: toolpacks is its client (src/oauth/types.ts). */
+  oauth?: UpstreamOAuthSpec;
+}
+
+/** `upstreams.NAME.oauth` as written (checked further by the compiler: src/catalog/oauth.ts). */
+export interface UpstreamOAuthSpec {
+  mode: "shared" | "per-user";
+  grant?: "authorization_code" | "client_credentials";
+  client_id?: string;
+  client_secret?: string;
+  issuer?: string;
+  scopes?: string[];
+  client_metadata_url?: string;
 }
 
 export interface ToolsetSpec {

@@ -97,6 +97,17 @@ export class HttpIdentity {
   }
 
   /**
+   * Who a request is where a token is optional (the OAuth pages): the principal of the valid token it carries,
+   * else undefined. Never answers the request.
+   */
+  async identify(catalog: Catalog, req: IncomingMessage): Promise<Principal | undefined> {
+    const auth = this.authFor(catalog);
+    if (!auth || !req.headers.authorization) return undefined;
+    const r = await auth.authenticate(req.headers, {});
+    return r.ok ? r.principal : undefined;
+  }
+
+  /**
    * Step-up (`auth.oauth.step_up: true`): a URL that names a toolset the principal lacks a scope for gets 403
    * `insufficient_scope` naming the scopes. Claims a new token would not bring, and defaults the URL does not
    * name, never cause it. True when the request was answered.

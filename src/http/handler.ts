@@ -14,6 +14,7 @@ import { hostProblem, rebindingProblem } from "./guard.js";
 import { sendHealth, sendReady } from "./health.js";
 import { readMessages } from "./messages.js";
 import { ModernEndpoint } from "./modern.js";
+import { type OAuthPages, serveOAuth } from "./oauth-pages.js";
 import { sendJson, sendRpcError } from "./replies.js";
 import { type Entry, grantedTo, isRefusal, type Refusal, refuse } from "./session-entry.js";
 import { handlerLimits, type LimitOverrides } from "./session-limits.js";
@@ -42,6 +43,8 @@ export interface HandlerOptions {
   readonly limits?: LimitOverrides;
   /** Proxies (addresses or ADDRESS/PREFIX) whose X-Forwarded-For names the client, for per-client limits. */
   readonly trustedProxies?: readonly string[];
+  /** The OAuth pages for upstreams with `oauth:` (start, callback, client metadata) under /oauth/. */
+  readonly oauthPages?: OAuthPages;
 }
 
 export const defaultHandlerOptions: HandlerOptions = Object.freeze({
@@ -201,7 +204,7 @@ export function createHttpHandler(gateway: Gateway, partial: Partial<HandlerOpti
       return;
     }
     try {
-      sendJson(res, 200, await gateway.reportFor(selected.selection, req.headers));
+      sendJson(res, 200, await gateway.reportFor(selected.selection, req.headers, who.principal));
     } catch (err) {
       if (!(err instanceof TooManyInstances)) throw err;
       sendRpcError(res, 503, -32000, `Service Unavailable: ${err.message}`, { "retry-after": "30" });
@@ -252,7 +255,8 @@ export function createHttpHandler(gateway: Gateway, partial: Partial<HandlerOpti
       path === options.path ||
       (get && (path === "/healthz" || path === "/readyz") && options.healthz) ||
       (get && path === "/toolsets" && options.toolsetsRoute) ||
-      (get && path === "/metrics" && options.metrics);
+      (get && path === "/metrics" && options.metrics) ||
+      (options.oauthPages !== undefined && path.startsWith("/oauth/"));
     if (!ours) return false;
     const rid = req.headers["x-request-id"];
     if (typeof rid !== "string" || !/^[\w.:-]{1,128}$/.test(rid)) req.headers["x-request-id"] = randomUUID();
@@ -263,6 +267,11 @@ export function createHttpHandler(gateway: Gateway, partial: Partial<HandlerOpti
         const problem = hostProblem(req, options.allowedHosts);
         if (problem) sendRpcError(res, 403, -32000, `Forbidden: ${problem}`);
         else identity.serveMetadata(gateway.catalog, req, res);
+      } else if (options.oauthPages && path.startsWith("/oauth/")) {
+        // Open without a token (a browser has none); a valid one, when sent, says whom the start page acts for.
+        const problem = rebindingProblem(req, options.allowedHosts, options.allowedOrigins);
+        const who = problem ? undefined : await identity.identify(gateway.catalog, req);
+        await serveOAuth(req, res, url, options.oauthPages, who, problem);
       } else await guarded(req, res, path, query);
     } catch (err) {
       log.error("request failed", {

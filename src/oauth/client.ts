@@ -8,6 +8,7 @@ import { defaultClientMetadataUrl, OAUTH_PATHS } from "./paths.js";
 import { type ClientContext, clientFor, refOf, resolveClient } from "./registration.js";
 import { scopesFor } from "./scopes.js";
 import { CredentialRecords } from "./store/records.js";
+import type { Tickets } from "./ticket.js";
 import { grantFrom, requestToken, TokenEndpointError } from "./token.js";
 import type { Discovery, GrantRecord, OAuthUpstream, TokenStore, UpstreamAuth } from "./types.js";
 import { OAuthUpstreamAuth } from "./upstream-auth.js";
@@ -20,7 +21,7 @@ export interface OAuthClientOptions {
    * Where the HTTP layer serves `/oauth/*` (e.g. `https://toolpacks.example.com`): authorization URLs handed out
    * point at its start endpoint, and the AS redirects to its callback.
    */
-  readonly publicUrl?: string;
+  readonly publicUrl?: string | (() => string);
   /** Instead of `publicUrl`: hand out the AS's URL directly, redirecting here (the CLI's loopback listener). */
   readonly redirectUri?: string;
   readonly fetch?: Fetch;
@@ -29,6 +30,10 @@ export interface OAuthClientOptions {
   readonly clientName?: string;
   /** UpstreamAuth instances kept (one per upstream and principal); default 10,000. */
   readonly maxInstances?: number;
+  /** Authorization URLs handed out carry a ticket for their principal (a browser has no bearer token). */
+  readonly tickets?: Tickets;
+  /** A new grant was stored for (upstream, principal): instances using it may start again now. Awaited. */
+  readonly onAuthorized?: (upstream: string, principal: string) => Promise<void> | void;
 }
 
 /** (upstream, principal) → one store key part; shared upstreams have one principal, "". */
@@ -48,6 +53,16 @@ export class OAuthClient {
   /** The resource_metadata URL each upstream last announced, for a start endpoint hit without a challenge. */
   readonly #announced = new Map<string, string>();
 
+  get tickets(): Tickets | undefined {
+    return this.#o.tickets;
+  }
+
+  /** Where the HTTP layer serves /oauth/* (no trailing slash); undefined for the CLI. */
+  get publicUrl(): string | undefined {
+    const p = this.#o.publicUrl;
+    return (typeof p === "function" ? p() : p)?.replace(/\/$/, "");
+  }
+
   constructor(options: OAuthClientOptions) {
     if (!options.publicUrl && !options.redirectUri)
       throw new OAuthFlowError(
@@ -62,7 +77,7 @@ export class OAuthClient {
 
   /** The redirect URI the AS sends people back to. */
   get redirectUri(): string {
-    return this.#o.redirectUri ?? `${this.#o.publicUrl!.replace(/\/$/, "")}${OAUTH_PATHS.callback}`;
+    return this.#o.redirectUri ?? `${this.publicUrl}${OAUTH_PATHS.callback}`;
   }
 
   upstream(name: string): OAuthUpstream {
@@ -95,7 +110,7 @@ export class OAuthClient {
   }
 
   clientContext(up: OAuthUpstream, d: Discovery, redirectUri = this.redirectUri): ClientContext {
-    const metadataUrl = defaultClientMetadataUrl(this.#o.publicUrl);
+    const metadataUrl = defaultClientMetadataUrl(this.publicUrl);
     return {
       fetch: this.fetch,
       records: this.records,
@@ -115,8 +130,9 @@ export class OAuthClient {
     scopes: readonly string[],
   ): Promise<string> {
     if (this.#o.redirectUri) return this.begin(upstream, principal, { discovery: d, scopes });
-    const start = new URL(`${this.#o.publicUrl!.replace(/\/$/, "")}${OAUTH_PATHS.start(upstream)}`);
+    const start = new URL(`${this.publicUrl}${OAUTH_PATHS.start(upstream)}`);
     if (scopes.length) start.searchParams.set("scope", scopes.join(" "));
+    if (this.#o.tickets) start.searchParams.set("ticket", this.#o.tickets.issue(upstream, principal));
     return start.href;
   }
 
@@ -205,7 +221,15 @@ export class OAuthClient {
     );
     await this.records.putGrant(up.name, pending.principal, grant);
     this.#auths.get(JSON.stringify([up.name, pending.principal]))?.forget();
+    await this.#authorized(up.name, pending.principal);
     return { upstream: up.name, principal: pending.principal };
+  }
+
+  /** Tells the serving core; its failure does not undo a stored grant. */
+  async #authorized(upstream: string, principal: string): Promise<void> {
+    try {
+      await this.#o.onAuthorized?.(upstream, principal);
+    } catch {}
   }
 
   /** Uses the refresh token; the rotated one is stored with its access token in one write. */

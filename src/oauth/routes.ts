@@ -8,6 +8,7 @@ import type { OAuthClient } from "./client.js";
 import { OAuthFlowError } from "./errors.js";
 import { donePage, failedPage, PAGE_HEADERS } from "./page.js";
 import { clientMetadataDocument, defaultClientMetadataUrl, matchOAuthPath, OAUTH_PATHS } from "./paths.js";
+import { ticketPrincipal } from "./ticket.js";
 
 export interface FlowRequest {
   readonly method: string;
@@ -15,7 +16,10 @@ export interface FlowRequest {
   readonly url: string;
   /** The request's Cookie header. */
   readonly cookie?: string;
-  /** The principal the HTTP layer authenticated, if any (per-user upstreams require one to start). */
+  /**
+   * The principal the HTTP layer authenticated, if any. Without one, a start URL must carry a ticket toolpacks
+   * handed out (a browser has no bearer token), unless `openSharedStart` lets anyone start a shared upstream.
+   */
   readonly principal?: string;
 }
 
@@ -31,6 +35,8 @@ export interface OAuthRoutesOptions {
   /** The CIMD URL to serve a document for (default: PUBLIC/oauth/client-metadata.json when https). */
   readonly clientMetadataUrl?: string;
   readonly clientName?: string;
+  /** Anyone may start a shared upstream's authorization (a deployment without `auth:`): default false. */
+  readonly openSharedStart?: boolean;
 }
 
 /** The cookie that ties a callback to the browser that started the flow (nobody else's browser can finish it). */
@@ -56,6 +62,27 @@ function failure(err: unknown): FlowResponse {
     return html(status, failedPage(err.message));
   }
   return html(500, failedPage("toolpacks could not complete this authorization; see its log."));
+}
+
+/** Who a start request authorizes for: the signed-in principal, else the one its ticket names. */
+async function startPrincipal(
+  client: OAuthClient,
+  upstream: string,
+  url: URL,
+  req: FlowRequest,
+  openShared: boolean,
+): Promise<string | undefined> {
+  if (req.principal !== undefined) return req.principal;
+  const ticket = url.searchParams.get("ticket");
+  if (ticket) return ticketPrincipal(client.tickets, client.records, upstream, ticket);
+  const up = client.upstream(upstream);
+  if (up.oauth.mode === "shared" && (openShared || !client.tickets)) return undefined;
+  throw new OAuthFlowError(
+    "principal",
+    up.oauth.mode === "per-user"
+      ? `upstream ${upstream} is per-user: sign in to toolpacks first, or open the link toolpacks gave you`
+      : `open the link toolpacks gave you, or authorize ${upstream} with toolpacks login`,
+  );
 }
 
 /** The handler: a response for an OAuth path, undefined for any other path. */
@@ -89,7 +116,14 @@ export function oauthRoutes(
         try {
           const nonce = randomBytes(24).toString("base64url");
           const scope = url.searchParams.get("scope")?.split(/\s+/).filter(Boolean);
-          const location = await client.begin(route.upstream, req.principal, {
+          const who = await startPrincipal(
+            client,
+            route.upstream,
+            url,
+            req,
+            options.openSharedStart === true,
+          );
+          const location = await client.begin(route.upstream, who, {
             binding: nonce,
             ...(scope?.length ? { scopes: scope } : {}),
           });

@@ -5,6 +5,7 @@ import type { Outcome } from "../metrics.js";
 import type { Resolution } from "../resolve.js";
 import { offersSearchTool } from "../search/deferred.js";
 import { CALL_TOOL, FIND_TOOLS } from "../search/tools.js";
+import { authorizing, pendingAuthorization } from "./authorization.js";
 import { rpcError } from "./errors.js";
 import { findTools, throughCallTool } from "./find-tools.js";
 import { INSPECT_TOOL, mentionsHandle } from "./handles.js";
@@ -16,7 +17,12 @@ import type { Call, SessionState } from "./state.js";
 import { TOOLSETS_TOOL, toolsetsToolResult } from "./toolsets-tool.js";
 import { checkArguments } from "./validate.js";
 
-export async function callTool(s: SessionState, params: Params, call: Call): Promise<Params> {
+/** A call that meets "authorization required" may be made once more, after the person authorized. */
+export function callTool(s: SessionState, params: Params, call: Call): Promise<Params> {
+  return authorizing(s, call, () => callOnce(s, params, call));
+}
+
+async function callOnce(s: SessionState, params: Params, call: Call): Promise<Params> {
   const name = params.name;
   if (typeof name !== "string") throw rpcError(ErrorCode.InvalidParams, "tools/call needs a tool name");
   const host = s.host;
@@ -35,8 +41,10 @@ export async function callTool(s: SessionState, params: Params, call: Call): Pro
     if (name === CALL_TOOL && offersSearchTool(s.resolution, name)) {
       const resolution = s.resolution;
       const inner = throughCallTool(params, (n) => runs(host, resolution, n));
-      return callTool(s, inner, { ...call, sentParams: params });
+      return callOnce(s, inner, { ...call, sentParams: params });
     }
+    const pending = pendingAuthorization(s, name);
+    if (pending) throw pending;
     throw rpcError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
   }
   // A handle stands for the value it names, for any tool of any upstream in this session. Only a call that

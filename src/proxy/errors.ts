@@ -1,5 +1,6 @@
 /** @module Errors on the wire: code, message and data exactly as they should reach the client. */
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { AuthorizationRequiredError } from "../upstream/http-auth.js";
 
 /**
  * An Error the SDK's Protocol sends as `{code, message, data}`. McpError itself would prefix its message
@@ -17,6 +18,8 @@ const PREFIX = /^MCP error -?\d+: /;
  */
 export function upstreamError(err: unknown, upstream: string): Error {
   const who = upstream === "client" ? "the client" : `upstream ${upstream}`;
+  // Typed, with its code, message and data for the wire: the session layer may still turn it into an elicitation.
+  if (err instanceof AuthorizationRequiredError) return err;
   if (err instanceof McpError) {
     const message = err.message.replace(PREFIX, "");
     if (err.code === ErrorCode.RequestTimeout || err.code === ErrorCode.ConnectionClosed) {

@@ -1,6 +1,7 @@
 /** @module What the serving core is built with, besides its catalog. */
 import type { Logger } from "../log.js";
 import type { ServingOptions } from "./state-host.js";
+import type { UpstreamOAuth } from "./upstream-oauth.js";
 
 export interface GatewayOptions extends ServingOptions {
   readonly name: string;
@@ -18,4 +19,6 @@ export interface GatewayOptions extends ServingOptions {
   /** ttlMs of lists and `server/discover` for 2026-07-28 clients (default 60 s). */
   readonly cacheTtlMs?: number;
   readonly now?: () => number;
+  /** OAuth towards HTTP upstreams with `oauth:` (tokens per instance, flows, renewals). */
+  readonly oauth?: UpstreamOAuth;
 }

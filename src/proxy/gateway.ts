@@ -2,6 +2,7 @@
 import type { IncomingHttpHeaders } from "node:http";
 import { accessKey, resolutionKey, withAccess } from "../access.js";
 import { AuditLog } from "../audit.js";
+import { identityKey } from "../auth/requirements.js";
 import type { Principal } from "../auth/types.js";
 import { withoutCapture } from "../catalog/capture-off.js";
 import type { UpstreamState } from "../catalog/inventory.js";
@@ -14,16 +15,17 @@ import { type Resolution, resolveWithRefresh } from "../resolve.js";
 import { type Selection, type SelectResult, select } from "../selection.js";
 import { type InstanceRef, refLabel, sharedRef } from "../upstream/instance.js";
 import { UpstreamPool } from "../upstream/pool.js";
+import { wireOAuth } from "./authorized.js";
 import { BridgeTable } from "./bridge.js";
 import type { GatewayOptions } from "./gateway-options.js";
-import type { SessionHost, UpstreamLink } from "./host.js";
-import { cacheKey, credentialsOf, refsOf } from "./instances.js";
+import type { SessionAuthorization, SessionHost, UpstreamLink } from "./host.js";
+import { cacheKey, credentialsOf, refsOf, reportRefs } from "./instances.js";
 import { placeAfterReload, refsAfterReload } from "./reload-sessions.js";
 import { ResolutionCache } from "./resolution-cache.js";
 import { Session } from "./session.js";
 import { type Serving, servingOf } from "./state-host.js";
 import { TOOLSETS_TOOL, toolsetsToolDef } from "./toolsets-tool.js";
-import { IN_FLIGHT_WARNING, inFlightUpstreams, Traffic } from "./traffic.js";
+import { Traffic, warnInFlight } from "./traffic.js";
 
 export class Gateway implements SessionHost {
   readonly pool: UpstreamPool;
@@ -39,6 +41,7 @@ export class Gateway implements SessionHost {
   readonly cacheTtlMs: number;
   readonly bridges = new BridgeTable();
   readonly requestStates: RequestStateCodec;
+  readonly authorization?: SessionAuthorization;
   private readonly cache = new ResolutionCache();
   private current: Catalog;
 
@@ -58,9 +61,11 @@ export class Gateway implements SessionHost {
       logger: options.logger,
       untied: (upstream, kind) => this.metrics.untied.inc({ upstream, kind }),
     });
+    const oauth = options.oauth && wireOAuth(options.oauth, this);
+    if (oauth) this.authorization = oauth.authorization;
     this.pool = new UpstreamPool(
       this.current,
-      { clientName: options.name, clientVersion: options.version, logger: options.logger },
+      { clientName: options.name, clientVersion: options.version, logger: options.logger, auth: oauth?.auth },
       {
         onNotification: (ref, n) => this.traffic.notification(ref, n as never),
         onServerRequest: (ref, request, signal) => this.traffic.serverRequest(ref, request as never, signal),
@@ -76,13 +81,8 @@ export class Gateway implements SessionHost {
         },
       },
     );
-    this.warnInFlight(this.current);
+    warnInFlight(this.logger, this.current);
     this.audit = new AuditLog(this.current.audit, { logger: options.logger });
-  }
-
-  private warnInFlight(catalog: Catalog): void {
-    const risky = inFlightUpstreams(catalog);
-    if (risky.length) this.logger.warn(IN_FLIGHT_WARNING, { upstreams: risky });
   }
 
   get logger(): Logger {
@@ -155,8 +155,8 @@ export class Gateway implements SessionHost {
 
   /**
    * Opens a session: its instances (shared, per credential, or its own), its resolution, its bookkeeping.
-   * Throws TooManyInstances when an isolated instance cannot be had. `principal` (5th, a stable interface)
-   * is who opened it; `owner` the digest its handles and 2026-07-28 request states are bound to.
+   * Throws TooManyInstances when an isolated instance cannot be had. `principal` (5th): who opened it (its own
+   * per-user OAuth instances, SPEC §11.7); `owner`: the digest its handles and 2026-07-28 states are bound to.
    */
   async open(
     selection: Selection,
@@ -168,7 +168,8 @@ export class Gateway implements SessionHost {
     stateOwner?: string | null,
   ): Promise<Session> {
     const upstreams = this.upstreamsOf(selection);
-    const refs = refsOf(this.catalog, upstreams, headers, sessionKey);
+    const who = principal && identityKey(principal);
+    const refs = refsOf(this.catalog, upstreams, headers, sessionKey, who);
     const acquired: InstanceRef[] = [];
     try {
       for (const ref of refs.values()) {
@@ -176,7 +177,7 @@ export class Gateway implements SessionHost {
         acquired.push(ref);
       }
       const resolution = await this.resolve(selection, refs);
-      const credentials = credentialsOf(this.catalog, upstreams, headers);
+      const credentials = credentialsOf(this.catalog, upstreams, headers, who);
       const session = new Session(this, {
         selection,
         resolution,
@@ -217,12 +218,14 @@ export class Gateway implements SessionHost {
    * GET /toolsets: what a connection with these headers would get. Not a use: nothing restarts, and no
    * per-credential or per-session instance is started or reserved (one that already runs is read).
    */
-  async reportFor(selection: Selection, headers: IncomingHttpHeaders = {}): Promise<ToolsetsReport> {
-    const refs = new Map<string, InstanceRef>();
-    for (const [name, ref] of refsOf(this.catalog, this.upstreamsOf(selection), headers)) {
-      refs.set(name, ref.kind === "shared" || this.pool.existing(ref) ? ref : sharedRef(name));
+  async reportFor(selection: Selection, headers: IncomingHttpHeaders = {}, principal?: Principal) {
+    const who = principal && identityKey(principal);
+    const read = reportRefs(this.catalog, this.pool, this.upstreamsOf(selection), headers, who);
+    try {
+      return this.report(selection, await this.resolve(selection, read.refs, false));
+    } finally {
+      read.release();
     }
-    return this.report(selection, await this.resolve(selection, refs, false));
   }
 
   report(selection: Selection, resolution: Resolution): ToolsetsReport {
@@ -231,13 +234,8 @@ export class Gateway implements SessionHost {
       selection,
       resolution,
       this.offersToolsetsTool(resolution) ? [toolsetsToolDef] : [],
-      this.everything(),
+      resolveEverything(this.catalog, this.pool.instances()), // pure: starts nothing
     );
-  }
-
-  /** Every toolset resolved against what the shared instances have listed already: pure, starts nothing. */
-  private everything(): Resolution {
-    return resolveEverything(this.catalog, this.pool.instances());
   }
 
   offersToolsetsTool(resolution: Resolution): boolean {
@@ -258,7 +256,7 @@ export class Gateway implements SessionHost {
    */
   async reload(catalog: Catalog): Promise<void> {
     this.current = this.capture ? catalog : withoutCapture(catalog);
-    this.warnInFlight(this.current);
+    warnInFlight(this.logger, this.current);
     this.audit.configure(this.current.audit);
     this.cache.clear();
     await this.pool.setCatalog(this.current);

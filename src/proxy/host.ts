@@ -58,6 +58,14 @@ export interface CallFigures {
   ): void;
 }
 
+/** OAuth towards upstreams, as a session uses it when a call meets "authorization required". */
+export interface SessionAuthorization {
+  /** The upstream an exact tool member of `toolset` would route `tool` to (its tools may be unlisted yet). */
+  upstreamOf(toolset: string, tool: string): string | undefined;
+  /** Resolves once `ref` is authorized and its sessions were resolved again; rejects on abort or timeout. */
+  wait(ref: InstanceRef, signal: AbortSignal, timeoutMs: number): Promise<void>;
+}
+
 export interface SessionHost {
   readonly serverInfo: { readonly name: string; readonly version: string };
   readonly logger: Logger;
@@ -82,4 +90,6 @@ export interface SessionHost {
   offersToolsetsTool(resolution: Resolution): boolean;
   report(selection: Selection, resolution: Resolution): ToolsetsReport;
   now(): number;
+  /** Present when some upstream uses OAuth. */
+  readonly authorization?: SessionAuthorization;
 }

@@ -8,6 +8,7 @@ import type { Catalog, Upstream } from "../catalog/types.js";
 import {
   credentialRef,
   type InstanceRef,
+  principalRef,
   sessionRef,
   sharedRef,
   type Variant,
@@ -19,6 +20,8 @@ export interface Credentials {
   /** Every header name those upstreams read credentials from (lower case). */
   readonly names: readonly string[];
   readonly values: Readonly<Record<string, string>>;
+  /** Who opened the session (a principal's subject), when some upstream is per-user: it is bound to it too. */
+  readonly principal?: string;
 }
 
 function pick(
@@ -65,18 +68,55 @@ export function refsOf(
   upstreams: readonly string[],
   headers: IncomingHttpHeaders | Readonly<Record<string, string>>,
   sessionKey?: string,
+  principal?: string,
 ): Map<string, InstanceRef> {
   const out = new Map<string, InstanceRef>();
   for (const name of upstreams) {
     const spec = catalog.upstreams.get(name);
     if (!spec) continue;
     const variant = variantOf(spec, headers);
+    // A per-user OAuth upstream: the principal's own instance, carrying its tokens only.
+    const perUser = spec.oauth?.mode === "per-user";
     if (spec.isolation === "per-session" && sessionKey !== undefined)
-      out.set(name, sessionRef(name, sessionKey, variant));
+      out.set(name, sessionRef(name, sessionKey, variant, perUser ? principal : undefined));
+    else if (perUser) out.set(name, principalRef(name, principal, variant));
     else if (variant) out.set(name, credentialRef(name, variant));
     else out.set(name, sharedRef(name));
   }
   return out;
+}
+
+/**
+ * The instances a report (GET /toolsets) reads: one already running for these credentials, else the shared one;
+ * never a new per-credential or per-session one. A per-user OAuth upstream is read through the principal's own
+ * instance, made if needed (an HTTP session, not a process) and let go after the idle time (call `release`).
+ */
+export function reportRefs(
+  catalog: Catalog,
+  pool: {
+    existing(ref: InstanceRef): unknown;
+    acquire(ref: InstanceRef): unknown;
+    release(ref: InstanceRef): void;
+  },
+  upstreams: readonly string[],
+  headers: IncomingHttpHeaders | Readonly<Record<string, string>>,
+  principal?: string,
+): { refs: Map<string, InstanceRef>; release(): void } {
+  const refs = new Map<string, InstanceRef>();
+  const held: InstanceRef[] = [];
+  for (const [name, ref] of refsOf(catalog, upstreams, headers, undefined, principal)) {
+    if (ref.principal !== undefined && ref.kind === "credential") {
+      pool.acquire(ref);
+      held.push(ref);
+    }
+    refs.set(name, ref.kind === "shared" || pool.existing(ref) ? ref : sharedRef(name));
+  }
+  return {
+    refs,
+    release: () => {
+      for (const r of held) pool.release(r);
+    },
+  };
 }
 
 /** The credential headers of these upstreams in a request: kept by a session so a reload can place it again. */
@@ -84,25 +124,34 @@ export function credentialsOf(
   catalog: Catalog,
   upstreams: readonly string[],
   headers: IncomingHttpHeaders | Readonly<Record<string, string>>,
+  principal?: string,
 ): Credentials {
   const names = new Set<string>();
+  let perUser = false;
   for (const u of upstreams) {
     const spec = catalog.upstreams.get(u);
     if (spec) for (const h of credentialNames(spec)) names.add(h);
+    if (spec?.oauth?.mode === "per-user") perUser = true;
   }
   const values: Record<string, string> = {};
   for (const h of names) {
     const v = pick(headers, h);
     if (v !== undefined) values[h] = v;
   }
-  return { names: [...names].sort(), values };
+  return { names: [...names].sort(), values, ...(perUser && principal !== undefined ? { principal } : {}) };
 }
 
 const NO_VALUES = valuesDigest({});
 
-/** A digest of exactly the credential values a request carries: a session serves only requests that match. */
+/**
+ * A digest of exactly the credential values a request carries (and, with a per-user upstream, who it is): a
+ * session serves only requests that match.
+ */
 export function bindingOf(credentials: Credentials): string {
-  return Object.keys(credentials.values).length === 0 ? NO_VALUES : valuesDigest(credentials.values);
+  const { values, principal } = credentials;
+  // A key no header name can take (header names have no spaces).
+  if (principal !== undefined) return valuesDigest({ ...values, "per-user principal": principal });
+  return Object.keys(values).length === 0 ? NO_VALUES : valuesDigest(values);
 }
 
 /** Resolutions are shared by selection and by the instances they were computed against. */

@@ -78,10 +78,10 @@ export function refsAfterReload(
   upstreams: readonly string[],
   session: Pick<Session, "credentials" | "sessionKey">,
 ): Map<string, InstanceRef> | undefined {
-  const { names, values } = session.credentials;
+  const { names, values, principal } = session.credentials;
   for (const u of upstreams) {
     const spec = catalog.upstreams.get(u);
     if (spec && credentialNames(spec).some((h) => !names.includes(h))) return undefined;
   }
-  return refsOf(catalog, upstreams, values, session.sessionKey);
+  return refsOf(catalog, upstreams, values, session.sessionKey, principal);
 }

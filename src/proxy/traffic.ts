@@ -37,6 +37,15 @@ export function inFlightUpstreams(catalog: { readonly upstreams: ReadonlyMap<str
   return [...catalog.upstreams.values()].filter((u) => u.attribution === "in-flight").map((u) => u.name);
 }
 
+/** Warns (at start and reload) when some upstream opted back into in-flight attribution. */
+export function warnInFlight(
+  logger: Logger,
+  catalog: { readonly upstreams: ReadonlyMap<string, Upstream> },
+): void {
+  const risky = inFlightUpstreams(catalog);
+  if (risky.length) logger.warn(IN_FLIGHT_WARNING, { upstreams: risky });
+}
+
 export class Traffic implements SessionTraffic {
   private readonly inflight = new Map<string, Map<Peer, number>>();
   private readonly subscriptions = new Map<string, Map<string, Set<Peer>>>();

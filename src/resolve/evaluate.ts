@@ -57,8 +57,15 @@ export function evaluate(
 ): Exposure[] | Omit<Unavailable, "name"> {
   const down = t.upstreams.filter((u) => inventory.get(u)?.status !== "ready");
   if (down.length) {
+    // Down only because a person has to authorize toolpacks (OAuth): say so, and where.
+    const url = down.map((u) => {
+      const s = inventory.get(u);
+      return s?.status === "unavailable" ? s.authorizeUrl : undefined;
+    });
+    const waiting = url.every((x) => x !== undefined);
     return {
-      reason: "upstream-unavailable",
+      reason: waiting ? "authorization_required" : "upstream-unavailable",
+      ...(waiting ? { url: url[0]! } : {}),
       missing: [],
       detail: down
         .map((u) => {

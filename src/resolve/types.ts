@@ -22,8 +22,11 @@ export interface Route<D extends Def = Def> {
   readonly captureOverBytes?: number;
 }
 
-/** `forbidden`: the principal does not meet the toolset's `requires:` (never retried: a new token is needed). */
-export type Reason = "missing" | "upstream-unavailable" | "conflict" | "forbidden";
+/**
+ * `forbidden`: the principal does not meet the toolset's `requires:` (never retried: a new token is needed).
+ * `authorization_required`: a per-user OAuth upstream has no grant for this principal yet (SPEC §11.7).
+ */
+export type Reason = "missing" | "upstream-unavailable" | "conflict" | "forbidden" | "authorization_required";
 
 export interface Unavailable {
   readonly name: string;
@@ -34,6 +37,8 @@ export interface Unavailable {
   readonly detail: string;
   /** The upstreams involved, for the gate and for logs. */
   readonly upstreams: readonly string[];
+  /** `authorization_required`: where the principal authorizes (the first upstream that waits for it). */
+  readonly url?: string;
 }
 
 /** An active toolset whose tools are found with find_tools instead of listed, and why. */

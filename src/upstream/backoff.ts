@@ -30,6 +30,12 @@ export class Restarts {
     this.retryAt = now + backoffDelay(this.failures);
   }
 
+  /** Credentials changed (a new authorization): the next start may happen at once. */
+  reset(): void {
+    this.failures = 0;
+    this.retryAt = 0;
+  }
+
   up(now: number): void {
     this.upSince = now;
   }

@@ -4,6 +4,7 @@ import type { UpstreamState } from "../catalog/inventory.js";
 import type { InstanceValues } from "../config/instance-vars.js";
 import type { Logger } from "../log.js";
 import type { EraCache } from "./era.js";
+import type { UpstreamAuth } from "./http-auth.js";
 import type { InstanceKind, Variant } from "./instance.js";
 
 export interface ConnectionHooks {
@@ -40,4 +41,6 @@ export interface ConnectionOptions {
   readonly now?: () => number;
   /** The era verdicts of this process (the pool's); a connection without one keeps its own. */
   readonly eras?: EraCache;
+  /** OAuth towards an HTTP upstream: this instance's tokens (shared, or one principal's). */
+  readonly auth?: UpstreamAuth;
 }

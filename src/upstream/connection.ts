@@ -12,13 +12,13 @@ import { type Era, EraCache, eraKey } from "./era.js";
 import type { ForwardOptions } from "./forward.js";
 import { EraRefusedError, SessionGoneError, UpstreamUnreachableError } from "./http-answer.js";
 import { type Opening, openChannel } from "./open.js";
+import { startFailure } from "./start-failure.js";
 import type { BuiltTransport } from "./transport.js";
 import { message, sameState, waitForExit, withTimeout } from "./util.js";
 
 export type { ConnectionHooks, ConnectionOptions } from "./connection-options.js";
 export type { Era } from "./era.js";
 export type { ForwardOptions, RequestEnvelope } from "./forward.js";
-export { message } from "./util.js";
 
 export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
 
@@ -37,8 +37,7 @@ export class UpstreamConnection {
   private readonly eras: EraCache;
   /** Consecutive failures and when a restart is allowed again. */
   private readonly restarts = new Restarts();
-  /** Sessions using this instance (for reaping per-credential instances). */
-  users = 0;
+  users = 0; // sessions using this instance (for reaping per-credential instances)
 
   constructor(
     readonly spec: Upstream,
@@ -81,7 +80,7 @@ export class UpstreamConnection {
       if (!restart) return Promise.resolve(this.current);
       if (wait > 0) {
         return Promise.resolve({
-          status: "unavailable",
+          ...this.current,
           reason: `${this.current.reason}; next restart in ${Math.ceil(wait / 1000)} s`,
         });
       }
@@ -157,6 +156,12 @@ export class UpstreamConnection {
     }
   }
 
+  /** New credentials (an OAuth grant): start now if down, else read the lists again (they may depend on who asks). */
+  renew(): Promise<UpstreamState> {
+    this.restarts.reset();
+    return this.channel ? this.refresh() : this.ensure();
+  }
+
   /** Closes the channel; after a refused 2026-07-28 request the next start probes the era again. */
   private async dropChannel(why?: unknown): Promise<void> {
     const channel = this.channel;
@@ -210,7 +215,7 @@ export class UpstreamConnection {
 
   private setState(state: UpstreamState): UpstreamState {
     if (state.status === "unavailable" && this.options.redact) {
-      state = { status: "unavailable", reason: this.options.redact(state.reason) };
+      state = { ...state, reason: this.options.redact(state.reason) };
     }
     const previous = this.current;
     this.current = Object.freeze(state);
@@ -260,11 +265,8 @@ export class UpstreamConnection {
       if (channel && this.channel === channel) this.channel = undefined;
       await (channel ? channel.close() : opening.built?.transport.close())?.catch(() => {});
       if (this.closed) return { status: "unavailable", reason: "closed" };
-      const tail = opening.built?.stderrTail.at(-1);
-      const reason = `${message(err)}${tail ? ` (stderr: ${tail})` : ""}`;
-      log.warn("upstream failed to start", { reason: this.options.redact?.(reason) ?? reason });
       this.failed();
-      return this.setState({ status: "unavailable", reason });
+      return this.setState(startFailure(err, opening.built?.stderrTail.at(-1), log, this.options.redact));
     } finally {
       if (this.connecting === opening) this.connecting = undefined;
     }

@@ -74,6 +74,9 @@ export interface EraSearch {
 export async function findEra(spec: Upstream, search: EraSearch): Promise<EraVerdict> {
   if (spec.protocol === "2025") return { era: "2025", why: "pinned" };
   if (spec.protocol === MODERN_VERSION) return { era: MODERN_VERSION };
+  // The probe carries no OAuth token, so an OAuth upstream would only answer it 401: it is spoken to in
+  // 2025 unless its `protocol:` pins 2026-07-28 (SPEC §12.7).
+  if (spec.oauth) return { era: "2025", why: "oauth" };
   return search.eras.get(eraKey(spec, search.variant), async () => {
     const verdict = await probe(spec, search);
     search.found?.(verdict);

@@ -190,3 +190,16 @@ export function describeAnswer(answer: Answer, url: URL, method: "POST" | "GET" 
   const type = contentType || "no content type";
   return `the server answered ${type}, not MCP over Streamable HTTP${quote}`;
 }
+
+/** What a refused (or non-MCP) answer stands for: the session is gone, or a one-line reason. */
+export function refusalError(
+  answer: Answer,
+  method: "POST" | "GET",
+  carriedSession: boolean,
+  initialized: boolean,
+  url: URL,
+): Error {
+  const gone = sessionGone(answer, carriedSession, carriedSession || initialized);
+  if (gone !== undefined) return new SessionGoneError(answer.status, gone);
+  return new UpstreamHttpError(answer.status, describeAnswer(answer, url, method));
+}

@@ -5,13 +5,15 @@
  */
 import type { Answer } from "./http-answer.js";
 import { mediaType } from "./http-answer.js";
-import type { HttpExchange } from "./http-exchange.js";
+import type { HttpExchange, Response } from "./http-exchange.js";
 
 const MAX_DELAY_MS = 30_000;
 
 export interface StreamOptions {
   readonly http: HttpExchange;
-  readonly headers: () => Record<string, string>;
+  readonly headers: () => Promise<Record<string, string>>;
+  /** A refusal with an OAuth challenge: true when the stream may be opened again (new credentials). */
+  readonly challenged?: (res: Response, sent: Readonly<Record<string, string>>) => Promise<boolean>;
   readonly maxMessageBytes: number;
   readonly reopenDelayMs: number;
   readonly deliver: (data: string) => void;
@@ -45,12 +47,19 @@ export class StandaloneStream {
   /** Resolves true when the stream should be opened again. */
   private async run(controller: AbortController): Promise<boolean> {
     const { http, maxMessageBytes } = this.options;
-    const headers = this.options.headers();
+    const headers = await this.options.headers();
     if (this.lastEventId !== undefined) headers["last-event-id"] = this.lastEventId;
     const res = await http.request("GET", headers, undefined, controller.signal);
     if (res.statusCode === 405) {
       await res.body.dump();
       return false;
+    }
+    if ((res.statusCode === 401 || res.statusCode === 403) && this.options.challenged) {
+      const again = await this.options.challenged(res, headers);
+      if (again) {
+        await res.body.dump();
+        return true;
+      }
     }
     if (res.statusCode >= 300 || mediaType(res.headers["content-type"]) !== "text/event-stream") {
       const answer = await http.answer(res);

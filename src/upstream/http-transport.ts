@@ -11,15 +11,14 @@ import { type ParamHeader, requestHeaders } from "../modern/headers.js";
 import {
   type Answer,
   bodyMessage,
-  describeAnswer,
   EraRefusedError,
   mediaType,
   oneLine,
+  refusalError,
   SessionGoneError,
   StreamBrokenError,
-  sessionGone,
-  UpstreamHttpError,
 } from "./http-answer.js";
+import { retriedAfterChallenge, scrubToken, sendAuthorized, type UpstreamAuth } from "./http-auth.js";
 import { HttpExchange } from "./http-exchange.js";
 import { StandaloneStream } from "./http-stream.js";
 import { DEFAULT_MAX_LINE_BYTES } from "./lines.js";
@@ -42,6 +41,8 @@ export interface HttpTransportOptions {
   readonly reopenDelayMs?: number;
   /** How long close() waits for the DELETE that ends the session (default 2 s). */
   readonly closeTimeoutMs?: number;
+  /** OAuth: its headers go on every request; a 401 (or 403 insufficient_scope) is answered through it. */
+  readonly auth?: UpstreamAuth;
 }
 
 type Rpc = {
@@ -80,11 +81,15 @@ export class HttpClientTransport implements Transport {
     this.http = new HttpExchange(url, options.dispatcher, options.maxRedirects ?? 3);
     this.stream = new StandaloneStream({
       http: this.http,
-      headers: () => this.headers({ accept: "text/event-stream" }),
+      headers: async () => ({
+        ...this.headers({ accept: "text/event-stream" }),
+        ...(await options.auth?.headers()),
+      }),
+      ...(options.auth ? { challenged: retriedAfterChallenge(options.auth) } : {}),
       maxMessageBytes: this.maxBytes,
       reopenDelayMs: options.reopenDelayMs ?? 1000,
       deliver: (data) => this.deliver(data, undefined),
-      refused: (answer) => this.refusal(answer, "GET", this.sessionId !== undefined).error,
+      refused: (answer) => this.refusal(answer, "GET", this.sessionId !== undefined),
       error: (err) => this.onerror?.(err),
     });
   }
@@ -148,19 +153,24 @@ export class HttpClientTransport implements Transport {
     this.inflight.add(controller);
     for (const id of ids) this.byRequest.set(id, controller);
     const carriedSession = this.sessionId !== undefined;
+    let sent: Record<string, string> = {};
     try {
-      const res = await this.http.request(
-        "POST",
-        this.headers(
-          { "content-type": "application/json", accept: "application/json, text/event-stream" },
-          messages,
-        ),
-        JSON.stringify(message),
-        controller.signal,
+      const base = this.headers(
+        { "content-type": "application/json", accept: "application/json, text/event-stream" },
+        messages,
       );
+      const post = (auth: Record<string, string>) => {
+        sent = auth;
+        return this.http.request("POST", { ...base, ...auth }, JSON.stringify(message), controller.signal);
+      };
+      const { auth } = this.options;
+      const res = auth
+        ? await sendAuthorized(auth, this.options.name ?? this.url.host, post)
+        : await post({});
       const type = mediaType(res.headers["content-type"]);
       if (res.statusCode >= 300) {
-        const refusal = this.refusal(await this.http.answer(res), "POST", carriedSession);
+        const answer = await this.http.answer(res);
+        const refusal = { answer, error: this.refusal(answer, "POST", carriedSession) };
         // Unless the session is gone, a JSON-RPC error answering our request is the upstream's answer.
         if (!(refusal.error instanceof SessionGoneError) && this.deliverErrorFor(refusal.answer, ids)) return;
         const status = res.statusCode;
@@ -190,11 +200,11 @@ export class HttpClientTransport implements Transport {
         const body = await this.http.text(res, this.maxBytes, this.who);
         // JSON that is no JSON-RPC at all: not an MCP endpoint (said in one line), not a broken answer.
         if (!onData(body))
-          throw this.refusal({ status: res.statusCode, contentType: type, body }, "POST", false).error;
+          throw this.refusal({ status: res.statusCode, contentType: type, body }, "POST", false);
       } else if (type === "text/event-stream") {
         await this.http.events(res, this.maxBytes, this.who, onData, () => unanswered.size === 0);
       } else {
-        throw this.refusal(await this.http.answer(res), "POST", carriedSession).error;
+        throw this.refusal(await this.http.answer(res), "POST", carriedSession);
       }
       if (unanswered.size && !this.cancelled.has(controller)) {
         throw new StreamBrokenError(
@@ -204,7 +214,7 @@ export class HttpClientTransport implements Transport {
     } catch (err) {
       if (this.cancelled.has(controller)) return;
       if (this.closed) throw new Error("connection closed");
-      throw err;
+      throw scrubToken(err, sent);
     } finally {
       this.inflight.delete(controller);
       for (const id of ids) if (this.byRequest.get(id) === controller) this.byRequest.delete(id);
@@ -226,18 +236,8 @@ export class HttpClientTransport implements Transport {
     controller.abort();
   }
 
-  /** What a refused (or non-MCP) answer stands for: the session is gone, or a one-line reason. */
-  private refusal(
-    answer: Answer,
-    method: "POST" | "GET",
-    carriedSession: boolean,
-  ): { answer: Answer; error: Error } {
-    const gone = sessionGone(answer, carriedSession, carriedSession || this.initialized);
-    if (gone !== undefined) return { answer, error: new SessionGoneError(answer.status, gone) };
-    return {
-      answer,
-      error: new UpstreamHttpError(answer.status, describeAnswer(answer, this.url, method)),
-    };
+  private refusal(answer: Answer, method: "POST" | "GET", carriedSession: boolean): Error {
+    return refusalError(answer, method, carriedSession, this.initialized, this.url);
   }
 
   private deliverErrorFor(answer: Answer, ids: readonly (string | number)[]): boolean {
@@ -289,8 +289,9 @@ export class HttpClientTransport implements Transport {
     this.byRequest.clear();
     if (this.sessionId) {
       const signal = AbortSignal.timeout(this.options.closeTimeoutMs ?? 2000);
+      const auth = await this.options.auth?.headers().catch(() => ({}));
       await this.http
-        .request("DELETE", this.headers({}), undefined, signal)
+        .request("DELETE", { ...this.headers({}), ...auth }, undefined, signal)
         .then((res) => res.body.dump())
         .catch(() => {});
     }

@@ -22,18 +22,27 @@ export interface InstanceRef {
   readonly id: string;
   /** The credential values this instance is started with (never logged, never shown). */
   readonly variant?: Variant;
+  /** A per-user OAuth upstream: the principal (subject) whose tokens this instance carries; nobody else's. */
+  readonly principal?: string;
 }
 
 const digest = (domain: string, text: string) =>
   createHash("sha256").update(domain).update("\0").update(text).digest("hex").slice(0, 32);
 
-function make(upstream: string, kind: InstanceKind, key: string, variant?: Variant): InstanceRef {
+function make(
+  upstream: string,
+  kind: InstanceKind,
+  key: string,
+  variant?: Variant,
+  principal?: string,
+): InstanceRef {
   return Object.freeze({
     upstream,
     kind,
     key,
     id: `${kind}\u0000${upstream}\u0000${key}`,
     ...(variant ? { variant } : {}),
+    ...(principal !== undefined ? { principal } : {}),
   });
 }
 
@@ -47,8 +56,29 @@ export function credentialRef(upstream: string, variant: Variant): InstanceRef {
 }
 
 /** `sessionKey`: any unique, unguessable value of the session (its digest is what the ref keeps). */
-export function sessionRef(upstream: string, sessionKey: string, variant?: Variant): InstanceRef {
-  return make(upstream, "session", digest("toolpacks-session", sessionKey), variant);
+export function sessionRef(
+  upstream: string,
+  sessionKey: string,
+  variant?: Variant,
+  principal?: string,
+): InstanceRef {
+  return make(upstream, "session", digest("toolpacks-session", sessionKey), variant, principal);
+}
+
+/**
+ * A per-user OAuth upstream's instance: one per principal (and credential values, if it also forwards some),
+ * never shared across principals. `principal` undefined: nobody signed in (the instance can never authorize).
+ */
+export function principalRef(
+  upstream: string,
+  principal: string | undefined,
+  variant?: Variant,
+): InstanceRef {
+  const key = digest(
+    "toolpacks-principal",
+    JSON.stringify([principal ?? null, variant ? variantDigest(variant) : ""]),
+  );
+  return make(upstream, "credential", key, variant, principal);
 }
 
 /** A stable, order-independent digest of named values (credential headers, their env): never the values. */

@@ -48,7 +48,7 @@ export async function openChannel(
       run.log.debug("protocol era probed", { verdict: v.kind, ...("why" in v ? { why: v.why } : {}) }),
   });
   if (run.signal.aborted) throw new Error("closed while starting");
-  const built = await buildTransport(spec, options.variant, spec.name, instance);
+  const built = await buildTransport(spec, options.variant, spec.name, instance, options.auth);
   opening.built = built;
   const setup = { spec, kind, built, clientInfo, logger: run.log, events };
   const timeout = spec.connectTimeoutMs;

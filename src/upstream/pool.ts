@@ -1,10 +1,11 @@
 /** @module Every upstream's running instances: one shared, plus per-credential and per-session ones. */
 import type { Inventory, UpstreamState } from "../catalog/inventory.js";
-import type { Catalog } from "../catalog/types.js";
+import type { Catalog, Upstream } from "../catalog/types.js";
 import { redact } from "../config/env.js";
 import type { Logger } from "../log.js";
 import { type ConnectionHooks, UpstreamConnection } from "./connection.js";
 import { EraCache } from "./era.js";
+import type { UpstreamAuth } from "./http-auth.js";
 import { type InstanceRef, refLabel, sharedRef } from "./instance.js";
 import { InstanceDirs } from "./instance-dirs.js";
 
@@ -14,6 +15,8 @@ export interface PoolOptions {
   readonly logger: Logger;
   /** How long an unused per-credential instance is kept before it is closed. */
   readonly idleInstanceMs?: number;
+  /** OAuth towards an HTTP upstream: the tokens an instance carries (undefined: none). */
+  readonly auth?: ((ref: InstanceRef, spec: Upstream) => UpstreamAuth | undefined) | undefined;
 }
 
 type Hooks = Pick<ConnectionHooks, "onRestart" | "onListed">;
@@ -93,7 +96,9 @@ export class UpstreamPool {
       if (v.length >= 4) secrets.set(v, `<${k}>`);
     }
     const { onNotification, onServerRequest } = this.hooks;
+    const auth = spec.transport === "http" ? this.options.auth?.(ref, spec) : undefined;
     const connection = new UpstreamConnection(spec, {
+      ...(auth ? { auth } : {}),
       clientName: this.options.clientName,
       clientVersion: this.options.clientVersion,
       logger: this.options.logger,

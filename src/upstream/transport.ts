@@ -4,6 +4,7 @@ import type { Dispatcher } from "undici";
 import type { Upstream } from "../catalog/types.js";
 import type { InstanceValues } from "../config/instance-vars.js";
 import type { ParamHeader } from "../modern/headers.js";
+import type { UpstreamAuth } from "./http-auth.js";
 import { adopt } from "./prespawn.js";
 import { spawnSpecOf, type Variant } from "./spawn-spec.js";
 import { LeanStdioTransport } from "./stdio-transport.js";
@@ -43,6 +44,7 @@ export async function buildTransport(
   variant: Variant = {},
   name = up.name,
   instance?: InstanceValues,
+  auth?: UpstreamAuth,
 ): Promise<BuiltTransport> {
   const stderrTail: string[] = [];
   if (up.transport === "http") {
@@ -55,6 +57,7 @@ export async function buildTransport(
       headers: { ...up.headers, ...variant.headers },
       name,
       ...(up.maxLineBytes ? { maxMessageBytes: up.maxLineBytes } : {}),
+      ...(auth ? { auth } : {}),
     });
     return {
       transport,

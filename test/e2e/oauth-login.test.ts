@@ -210,7 +210,11 @@ describe("refusals", () => {
   });
 
   test("a per-user upstream is authorized by each principal, not by login", async () => {
-    const done = await runCli(["login", "tools", config("      mode: per-user")], { env: KEY_ENV });
+    const file = tmp.file(
+      "per-user.yaml",
+      `auth: { tokens: [a-token-of-some-length] }\nupstreams:\n  tools:\n    url: ${mcpUrl}\n    oauth: { mode: per-user }\n`,
+    );
+    const done = await runCli(["login", "tools", file], { env: KEY_ENV });
     expect(done.code).toBe(1);
     expect(done.stderr).toContain("upstream tools is per-user");
   });

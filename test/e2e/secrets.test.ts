@@ -1,12 +1,25 @@
 /** A secret leaks into some output: every command and every route, with known secrets in the environment. */
 import { spawn, spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { readdirSync, readFileSync } from "node:fs";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { sha256Hex } from "../../src/oauth/authorize.js";
+import { EncryptedFileTokenStore } from "../../src/oauth/store/file.js";
+import { CredentialRecords } from "../../src/oauth/store/records.js";
+import {
+  type AuthServer,
+  authorizeAs,
+  PRE_REGISTERED,
+  type Protected,
+  startAuthServer,
+  startProtectedServer,
+} from "../helpers/oauth.js";
 import { CLIENT_SECRET, startIssuer, type TestIssuer } from "../helpers/oidc.js";
-import { alive, CLI, FIXTURE, ROOT, type Served, serve, tempDir } from "../helpers/proc.js";
+import { alive, CLI, FIXTURE, ROOT, type Served, serve, tempDir, until } from "../helpers/proc.js";
 import { freePort } from "../helpers/redis.js";
 import { closeSession, MCP_HEADERS, openSession, post, request } from "../helpers/wire.js";
 
@@ -430,5 +443,130 @@ describe("config errors next to a secret", () => {
     const { code, out } = await run(["check", file], { SECRET_KEY: `${SECRET_KEY} !` });
     expect(code).toBe(1);
     expectNoSecret("check of a bad prefix", out);
+  });
+});
+
+describe("OAuth upstreams: tokens, client secrets, codes, verifiers and the key stay inside", () => {
+  const CC_SECRET = PRE_REGISTERED.machine_secret;
+  const TOKEN_KEY = randomBytes(32);
+  let as: AuthServer;
+  let up: Protected;
+  let upUrl = "";
+  let served: Served;
+  const state = `${tmp.dir}/oauth-state`;
+  const env = {
+    ...SECRETS,
+    OTHER_TOKEN: "tok_Other9Lq2Wd5Yx",
+    CC_ID: PRE_REGISTERED.machine_id,
+    CC_SECRET,
+    TOOLPACKS_TOKEN_KEY: TOKEN_KEY.toString("base64"),
+  };
+
+  beforeAll(async () => {
+    as = await startAuthServer({ resource: () => upUrl });
+    up = await startProtectedServer(as.issuer);
+    upUrl = up.url;
+    const file = tmp.file(
+      "oauth.yaml",
+      `state_dir: ${state}
+auth: { tokens: ["\${SECRET_TOKEN}", "\${OTHER_TOKEN}"] }
+upstreams:
+  mine: { url: "${upUrl}", oauth: { mode: per-user } }
+  machine:
+    url: "${upUrl}"
+    prefix: m_
+    oauth: { mode: shared, grant: client_credentials, client_id: "\${CC_ID}", client_secret: "\${CC_SECRET}" }
+toolsets:
+  me: { tools: [mine/whoami] }
+  bot: { tools: [machine/whoami] }
+`,
+    );
+    served = await serve([file, "--log-level", "debug"], env);
+  });
+  afterAll(async () => {
+    await served?.stop();
+    await up?.stop();
+    await as?.stop();
+  });
+
+  test("nothing secret of an OAuth flow reaches a log, an answer, /toolsets, /metrics or a file in the clear", async () => {
+    const shown: string[] = [];
+    const client = async (token: string) => {
+      const transport = new StreamableHTTPClientTransport(new URL(served.url()), {
+        requestInit: { headers: { authorization: `Bearer ${token}` } },
+        fetch: async (input, init) => {
+          const res = await fetch(input, init);
+          shown.push(headersText(res.headers), await res.clone().text());
+          return res;
+        },
+      });
+      const c = new Client({ name: "e2e-oauth-secrets", version: "1.0.0" });
+      await c.connect(transport);
+      return c;
+    };
+    const me = await client(SECRET_TOKEN);
+    const err = (await me.callTool({ name: "whoami", arguments: {} }).catch((e) => e)) as {
+      data: { url: string };
+    };
+    // The browser: toolpacks' start page, the AS, the callback; the flow's verifier read from the store meanwhile.
+    const start = await fetch(err.data.url, { redirect: "manual" });
+    const cookie = start.headers.getSetCookie()[0]!.split(";")[0]!;
+    const location = new URL(start.headers.get("location")!);
+    const store = await EncryptedFileTokenStore.open(state, TOKEN_KEY);
+    const pending = JSON.parse(
+      (await store.get(JSON.stringify(["pending", sha256Hex(location.searchParams.get("state")!)])))!,
+    ) as { code_verifier: string };
+    const callback = await authorizeAs(location.href, "alice-at-as");
+    const code = callback.searchParams.get("code")!;
+    const page = await fetch(callback, { headers: { cookie } });
+    shown.push(headersText(page.headers), await page.text());
+    await until(async () => (await me.listTools()).tools.some((t) => t.name === "whoami"), "whoami listed");
+    shown.push(JSON.stringify(await me.callTool({ name: "whoami", arguments: {} })));
+    shown.push(JSON.stringify(await me.callTool({ name: "m_whoami", arguments: {} })));
+    shown.push(JSON.stringify(await me.callTool({ name: "list_server_toolsets", arguments: {} })));
+    const other = await client(env.OTHER_TOKEN);
+    shown.push(
+      String(await other.callTool({ name: "whoami", arguments: {} }).catch((e: Error) => e.message)),
+    );
+    for (const path of ["/toolsets", "/metrics"])
+      for (const token of [SECRET_TOKEN, env.OTHER_TOKEN]) {
+        const res = await fetch(`${served.base}${path}`, { headers: { authorization: `Bearer ${token}` } });
+        shown.push(headersText(res.headers), await res.text());
+      }
+    await me.close();
+    await other.close();
+    await served.stop();
+
+    const records = new CredentialRecords(store);
+    const { tokenSubject } = await import("../../src/auth/static-tokens.js");
+    const mine = (await records.grant("mine", `static:${tokenSubject(SECRET_TOKEN)}`))!;
+    const machine = (await records.grant("machine", ""))!;
+    const registered = mine.client.slot ? await records.client(as.issuer, mine.client.slot) : undefined;
+    const secrets = [
+      CC_SECRET,
+      TOKEN_KEY.toString("base64"),
+      TOKEN_KEY.toString("hex"),
+      mine.access_token,
+      mine.refresh_token,
+      machine.access_token,
+      registered?.client_secret,
+      code,
+      pending.code_verifier,
+      SECRET_TOKEN,
+      env.OTHER_TOKEN,
+    ].filter((s): s is string => !!s && s.length >= 8);
+    expect(secrets.length).toBeGreaterThanOrEqual(9);
+    const files = readdirSync(`${state}/oauth`).map((f) =>
+      readFileSync(`${state}/oauth/${f}`).toString("latin1"),
+    );
+    for (const [where, text] of [
+      ["serve stderr", served.stderr()],
+      ["answers, pages, /toolsets and /metrics", shown.join("\n")],
+      ["the token store's files", files.join("\n")],
+    ] as const)
+      for (const s of secrets)
+        for (const form of [s, encodeURIComponent(s), Buffer.from(s).toString("base64")])
+          if (text.includes(form)) throw new Error(`${where} holds a secret (${form.slice(0, 6)}…)`);
+    expect(served.stderr()).toMatch(/upstream needs authorization/);
   });
 });

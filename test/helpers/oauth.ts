@@ -176,3 +176,15 @@ export async function startProtectedServer(issuer: string, flags: string[] = [])
     },
   };
 }
+
+/**
+ * A principal's browser through toolpacks' own start page: opens it (no bearer: the URL's ticket says who),
+ * signs in and consents at the AS as `login`, and lands on toolpacks' callback with the binding cookie.
+ */
+export async function authorizeThrough(startUrl: string, login: string): Promise<Response> {
+  const start = await fetch(startUrl, { redirect: "manual" });
+  if (start.status !== 302) throw new Error(`the start page answered ${start.status}: ${await start.text()}`);
+  const cookie = start.headers.getSetCookie()[0]!.split(";")[0]!;
+  const callback = await authorizeAs(start.headers.get("location")!, login);
+  return fetch(callback, { headers: { cookie } });
+}

@@ -15,7 +15,7 @@ import { getOrCreate } from "../../src/maps.js";
 import { createRequestStateCodec } from "../../src/modern/request-state.js";
 import { BridgeTable } from "../../src/proxy/bridge.js";
 import { HandleStore } from "../../src/proxy/handles.js";
-import type { Params, SessionHost, UpstreamLink } from "../../src/proxy/host.js";
+import type { Params, SessionAuthorization, SessionHost, UpstreamLink } from "../../src/proxy/host.js";
 import type { Peer } from "../../src/proxy/peer.js";
 import { Session } from "../../src/proxy/session.js";
 import { Traffic } from "../../src/proxy/traffic.js";
@@ -81,6 +81,8 @@ export class FakeHost implements SessionHost {
   readonly handles: HandleStore;
   tracing: Tracing = NOOP_TRACING;
   script: Script = () => ({ content: [{ type: "text", text: "ok" }] });
+  /** OAuth upstreams: set by a test that needs "authorization required". */
+  authorization?: SessionAuthorization;
   private readonly links = new Map<string, FakeLink>();
 
   constructor(
