@@ -1,12 +1,21 @@
 #!/usr/bin/env node
 /** @module The command line: the only place that wires the pieces together. */
 import { Command } from "commander";
-import { registerCheck } from "./commands/check.js";
-import { registerInit } from "./commands/init.js";
-import { registerLogin } from "./commands/login.js";
-import { registerServe } from "./commands/serve.js";
-import { registerToolsets } from "./commands/toolsets.js";
 import { VERSION } from "./version.js";
+
+type Register = (program: Command) => void;
+
+/**
+ * Each command's module loads only when that command runs (or for help): a client that launches `serve` at every
+ * start does not pay for `init`, `login` and their dependencies before its upstreams are spawned.
+ */
+const commands: Record<string, () => Promise<Register>> = {
+  check: () => import("./commands/check.js").then((m) => m.registerCheck),
+  toolsets: () => import("./commands/toolsets.js").then((m) => m.registerToolsets),
+  serve: () => import("./commands/serve.js").then((m) => m.registerServe),
+  init: () => import("./commands/init.js").then((m) => m.registerInit),
+  login: () => import("./commands/login.js").then((m) => m.registerLogin),
+};
 
 const program = new Command()
   .name("toolpacks")
@@ -14,10 +23,8 @@ const program = new Command()
   .version(VERSION)
   .showHelpAfterError();
 
-registerCheck(program);
-registerToolsets(program);
-registerServe(program);
-registerInit(program);
-registerLogin(program);
+const named = Object.hasOwn(commands, process.argv[2] ?? "") ? commands[process.argv[2]!] : undefined;
+for (const register of await Promise.all((named ? [named] : Object.values(commands)).map((load) => load())))
+  register(program);
 
 await program.parseAsync(process.argv);

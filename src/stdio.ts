@@ -1,7 +1,7 @@
 /** @module Serving one session over stdio, for clients that launch the proxy: stdout carries the protocol only. */
 import { randomUUID } from "node:crypto";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { Gateway } from "./proxy/gateway.js";
+import { StdioServerTransport } from "./stdio-server.js";
 
 /** Serves until stdin closes; resolves then, after the session and every upstream are closed. */
 export async function serveStdio(gateway: Gateway, selectionQuery: string): Promise<void> {
@@ -16,6 +16,7 @@ export async function serveStdio(gateway: Gateway, selectionQuery: string): Prom
     process.stdin.once("close", resolve);
     transport.onclose = () => resolve();
   });
+  transport.onerror = (err) => log.warn(err.message);
   await session.connect(transport);
   const resolution = session.resolution;
   log.info("serving over stdio", {

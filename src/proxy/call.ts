@@ -1,7 +1,8 @@
 /** @module tools/call: the route, the built-in tools, handles, argument checks, the relay, capture, figures. */
-import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
+
 import type { ToolDef } from "../catalog/inventory.js";
 import type { Outcome } from "../metrics.js";
+import { ErrorCode } from "../protocol.js";
 import { rpcError } from "./errors.js";
 import { INSPECT_TOOL } from "./handles.js";
 import type { Params } from "./host.js";

@@ -1,6 +1,7 @@
 /** @module Large values out of the model's context: captured results kept per session, passed by `@state:` handle. */
-import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
+
 import type { ToolDef } from "../catalog/inventory.js";
+import { ErrorCode } from "../protocol.js";
 import type { Route } from "../resolve.js";
 import { rpcError } from "./errors.js";
 

@@ -1,7 +1,8 @@
 /** @module What a tool call leaves behind: its metrics and its log line (a session digest, never its id). */
-import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
+
 import type { Logger } from "../log.js";
 import type { Outcome } from "../metrics.js";
+import { ErrorCode } from "../protocol.js";
 import type { Route } from "../resolve.js";
 import type { CallFigures } from "./host.js";
 import type { Call } from "./state.js";

@@ -3,16 +3,15 @@
  * through one path. Requests are answered from the session's resolution or relayed by route; notifications
  * cancel, announce, or are forwarded to this session's own instances; responses answer our own requests.
  */
-import {
-  type ClientCapabilities,
-  type JSONRPCMessage,
-  LATEST_PROTOCOL_VERSION,
-  type MessageExtraInfo,
-  type RequestId,
-  type ServerCapabilities,
-  SUPPORTED_PROTOCOL_VERSIONS,
+import type {
+  ClientCapabilities,
+  JSONRPCMessage,
+  MessageExtraInfo,
+  RequestId,
+  ServerCapabilities,
 } from "@modelcontextprotocol/sdk/types.js";
 import { getOrCreate } from "../maps.js";
+import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from "../protocol.js";
 import type { Resolution } from "../resolve.js";
 import type { Selection } from "../selection.js";
 import type { InstanceRef } from "../upstream/instance.js";

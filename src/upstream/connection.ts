@@ -1,20 +1,19 @@
 /** @module One long-lived client for one upstream: lazy start, raw inventory, coalesced refresh, forwarding. */
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import {
-  ErrorCode,
-  type JSONRPCNotification,
-  McpError,
-  type Notification,
-  type ServerCapabilities,
+import type {
+  JSONRPCNotification,
+  Notification,
+  ServerCapabilities,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { Offer, UpstreamState } from "../catalog/inventory.js";
 import type { Upstream } from "../catalog/types.js";
+import { ErrorCode, McpError } from "../protocol.js";
 import { Restarts } from "./backoff.js";
 import { answerItself, upstreamClient } from "./client.js";
 import type { ConnectionOptions } from "./connection-options.js";
 import { Forwarder, type ForwardOptions } from "./forward.js";
 import { SessionGoneError, UpstreamUnreachableError } from "./http-answer.js";
 import { listOffer } from "./lists.js";
+import type { UpstreamRpcClient as Client } from "./rpc-client.js";
 import { type BuiltTransport, buildTransport } from "./transport.js";
 import { message, sameState, waitForExit, withTimeout } from "./util.js";
 
@@ -252,7 +251,7 @@ export class UpstreamConnection {
       this.connecting = client;
       await withTimeout(client.connect(built.transport, { timeout }), timeout, "initialize");
       if (this.closed) throw new Error("closed while starting");
-      forwarder.attach(built.transport, client);
+      forwarder.attach(built.transport);
       this.forwarder = forwarder;
       this.client = client;
       this.built = built;

@@ -1,8 +1,7 @@
 /** @module Reading an upstream's lists: every page, raw (unknown keys and `_meta` kept). */
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { ResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { Offer } from "../catalog/inventory.js";
 import { SessionGoneError } from "./http-answer.js";
+import type { UpstreamRpcClient as Client } from "./rpc-client.js";
 import { message } from "./util.js";
 
 const MAX_PAGES = 100;
@@ -48,13 +47,7 @@ async function listAll<T>(client: Client, method: string, key: string, timeout: 
   const items: T[] = [];
   let cursor: string | undefined;
   for (let page = 0; page < MAX_PAGES; page++) {
-    const result = (await client.request(
-      { method, params: cursor ? { cursor } : {} } as never,
-      ResultSchema,
-      {
-        timeout,
-      },
-    )) as Record<string, unknown>;
+    const result = await client.request(method, cursor ? { cursor } : {}, { timeout });
     items.push(...((result[key] as T[] | undefined) ?? []));
     cursor = result.nextCursor as string | undefined;
     if (!cursor) break;
