@@ -1,9 +1,15 @@
 #!/usr/bin/env node
 /** @module The command line: the only place that wires the pieces together. */
-import { Command } from "commander";
+import type { Command } from "commander";
 import { VERSION } from "./version.js";
 
 type Register = (program: Command) => void;
+
+// `serve` compiles its config and spawns its upstreams first, before commander and the rest load (serve-early.ts).
+const early =
+  process.argv[2] === "serve"
+    ? (await import("./commands/serve-early.js")).startEarly(process.argv.slice(3), process.env)
+    : undefined;
 
 /**
  * Each command's module loads only when that command runs (or for help): a client that launches `serve` at every
@@ -12,12 +18,13 @@ type Register = (program: Command) => void;
 const commands: Record<string, () => Promise<Register>> = {
   check: () => import("./commands/check.js").then((m) => m.registerCheck),
   toolsets: () => import("./commands/toolsets.js").then((m) => m.registerToolsets),
-  serve: () => import("./commands/serve.js").then((m) => m.registerServe),
+  serve: () => import("./commands/serve.js").then((m) => (p: Command) => m.registerServe(p, early)),
   init: () => import("./commands/init.js").then((m) => m.registerInit),
   login: () => import("./commands/login.js").then((m) => m.registerLogin),
 };
 
-const program = new Command()
+const { Command: Program } = await import("commander");
+const program = new Program()
   .name("toolpacks")
   .description("An MCP proxy that serves upstream tools grouped by subject, selected by URL.")
   .version(VERSION)

@@ -1,14 +1,15 @@
 /** @module `toolpacks serve`: HTTP or stdio, with reload and graceful shutdown. */
 import { type Command, Option } from "commander";
 import type { Catalog } from "../catalog/types.js";
-import { usesInstanceVars } from "../config/instance-vars.js";
-import { select } from "../selection.js";
-import { prespawn } from "../upstream/prespawn.js";
-import { spawnSpecOf } from "../upstream/spawn-spec.js";
 import { catalogOrExit } from "./common.js";
+import { prespawnSelection } from "./serve-early.js";
 import type { ServeOptions } from "./serve-options.js";
 
-export function registerServe(program: Command): void {
+/** `early`: the catalog serve-early.ts compiled (and prespawned from) before commander loaded, if it could. */
+export function registerServe(
+  program: Command,
+  early?: { readonly files: readonly string[]; readonly catalog: Catalog },
+): void {
   program
     .command("serve")
     .description("serve the toolsets over Streamable HTTP (one URL, selection in the query) or stdio")
@@ -96,9 +97,15 @@ export function registerServe(program: Command): void {
         process.stderr.write(`toolpacks serve: ${bad}\n`);
         process.exit(2);
       }
-      const catalog = catalogOrExit(files);
-      // The default selection's stdio upstreams start now, on the other core, while the serving code loads.
-      prespawnDefaults(catalog, opts);
+      const same =
+        early && early.files.length === files.length && early.files.every((f, i) => f === files[i]);
+      const catalog = same ? early.catalog : catalogOrExit(files);
+      // The start selection's stdio upstreams start now (if serve-early.ts could not), while the serving code loads.
+      prespawnSelection(catalog, {
+        stdio: opts.transport === "stdio",
+        ...(opts.toolsets !== undefined ? { toolsets: opts.toolsets } : {}),
+        ignoreKeys: opts.ignoreQueryKey,
+      });
       const { runServe } = await import("./serve-run.js");
       await runServe(files, opts, catalog);
     });
@@ -115,22 +122,4 @@ function optionProblem(opts: ServeOptions): string | undefined {
   if (!Number.isFinite(idle) || idle < 1)
     return `--session-idle-timeout must be at least 1 (seconds), not ${opts.sessionIdleTimeout}`;
   return undefined;
-}
-
-/** Spawns the shared stdio upstreams of what a bare URL (or, over stdio, the whole selection) will use. */
-function prespawnDefaults(catalog: Catalog, opts: ServeOptions): void {
-  const stdio = opts.transport === "stdio";
-  const query = stdio ? (opts.toolsets ?? "") : "";
-  const picked = select(catalog, query, {
-    ignoreKeys: opts.ignoreQueryKey,
-    ...(!stdio && opts.toolsets !== undefined ? { defaultSelection: opts.toolsets } : {}),
-  });
-  if (!picked.ok) return;
-  for (const name of new Set(
-    picked.selection.active.flatMap((t) => catalog.toolset.get(t)?.upstreams ?? []),
-  )) {
-    const up = catalog.upstreams.get(name);
-    if (up?.transport !== "stdio" || up.isolation !== "shared" || usesInstanceVars(up)) continue;
-    prespawn(name, spawnSpecOf(up));
-  }
 }
