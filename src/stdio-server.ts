@@ -7,7 +7,7 @@
 import type { Readable, Writable } from "node:stream";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import type { SessionTransport } from "./proxy/transport.js";
-import { DEFAULT_MAX_LINE_BYTES, LineReader } from "./upstream/lines.js";
+import { DEFAULT_MAX_LINE_BYTES, LineReader, readMessageLine } from "./upstream/lines.js";
 
 export class StdioServerTransport implements SessionTransport {
   onmessage?: (message: JSONRPCMessage) => void;
@@ -39,18 +39,10 @@ export class StdioServerTransport implements SessionTransport {
   }
 
   private read(bytes: Buffer): void {
-    const line = bytes.toString("utf8");
-    if (!line.trim()) return;
-    let message: unknown;
-    try {
-      message = JSON.parse(line);
-    } catch {
-      this.onerror?.(new Error("stdin: a line that is not JSON was dropped"));
-      return;
-    }
-    if (message && typeof message === "object" && (message as { jsonrpc?: unknown }).jsonrpc === "2.0") {
-      this.onmessage?.(message as JSONRPCMessage);
-    } else this.onerror?.(new Error("stdin: a line that is not JSON-RPC 2.0 was dropped"));
+    const read = readMessageLine(bytes);
+    if (!read) return;
+    if ("problem" in read) this.onerror?.(new Error(`stdin: a line that is ${read.problem} was dropped`));
+    else this.onmessage?.(read.message as JSONRPCMessage);
   }
 
   send(message: JSONRPCMessage): Promise<void> {
