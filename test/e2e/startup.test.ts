@@ -87,3 +87,22 @@ test("over HTTP, the first tools/list is answered without loading the SDK, zod, 
   }
   expect(heavyLoaded(log)).toEqual([]);
 });
+
+test("the upstream spawned before the serving code loads is the one that serves: one process, not two", async () => {
+  const starts = join(tmp.dir, "starts.txt");
+  const counted = tmp.file(
+    "counted.yaml",
+    `upstreams:\n  echo: { command: sh, args: ["-c", "echo started >> '${starts}'; exec node '${ECHO}'"] }\n`,
+  );
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CLI, "serve", "--transport", "stdio", "--log-level", "warn", counted],
+    cwd: ROOT,
+    stderr: "ignore",
+  });
+  const client = new Client({ name: "startup-test", version: "1.0.0" });
+  await client.connect(transport);
+  expect((await client.listTools()).tools.map((t) => t.name)).toEqual(["echo", "list_server_toolsets"]);
+  await client.close();
+  expect(readFileSync(starts, "utf8")).toBe("started\n");
+});
