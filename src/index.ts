@@ -28,6 +28,8 @@ export interface ToolpacksOptions extends Partial<HandlerOptions> {
   readonly ignoreQueryKeys?: readonly string[];
   /** Offer list_server_toolsets (default true). */
   readonly toolsetsTool?: boolean;
+  /** ttlMs of lists and `server/discover` for 2026-07-28 clients (default 60,000). */
+  readonly cacheTtlMs?: number;
   /** Where logs go (default: JSON lines on stderr at info; `false` for none). */
   readonly logger?: Logger | false;
 }
@@ -56,6 +58,8 @@ export function createToolpacks(catalog: Catalog, options: ToolpacksOptions = {}
     toolsetsTool: options.toolsetsTool ?? true,
     logger,
     capture: options.stateless !== true,
+    ...(options.sessionSecret ? { stateSecret: options.sessionSecret } : {}),
+    ...(options.cacheTtlMs !== undefined ? { cacheTtlMs: options.cacheTtlMs } : {}),
   });
   const handlerOptions: Partial<HandlerOptions> = {};
   for (const key of Object.keys(defaultHandlerOptions) as (keyof HandlerOptions)[]) {

@@ -1,7 +1,7 @@
 /**
  * @module MCP's JSON-RPC error codes, protocol versions and error class, without the SDK's types.js: that module
  * builds every zod schema of the protocol when it loads (~150 ms of CPU at start, on the path of the first
- * tools/list). The values are the SDK's (1.32); test/unit/protocol.test.ts checks they still are.
+ * tools/list). The values are the SDK's (1.32); test/unit/rpc-client.test.ts checks they still are.
  */
 
 export const ErrorCode = {

@@ -1,7 +1,7 @@
 /** @module The one `/toolsets` payload: used by the HTTP route, the list_server_toolsets tool and `toolpacks toolsets --json`. */
-import type { ToolDef } from "./catalog/inventory.js";
+import type { ToolDef, UpstreamState } from "./catalog/inventory.js";
 import type { Catalog } from "./catalog/types.js";
-import type { Reason, Resolution } from "./resolve.js";
+import { type Reason, type Resolution, resolve } from "./resolve.js";
 import type { Selection } from "./selection.js";
 
 /** What a list of tool definitions costs a client on every turn. */
@@ -174,4 +174,20 @@ export function toolsetsReport(
       : {}),
     ...(total ? { schema_bytes: total.schema_bytes, approx_tokens: total.approx_tokens } : {}),
   };
+}
+
+/**
+ * Every toolset resolved against what the shared instances of upstreams have listed already: the figures of
+ * the toolsets a selection leaves out. Pure; starts nothing.
+ */
+export function resolveEverything(
+  catalog: Catalog,
+  instances: readonly {
+    readonly ref: { readonly kind: string; readonly upstream: string };
+    readonly state: UpstreamState | undefined;
+  }[],
+): Resolution {
+  const known = new Map<string, UpstreamState>();
+  for (const i of instances) if (i.state && i.ref.kind === "shared") known.set(i.ref.upstream, i.state);
+  return resolve(catalog, everythingSelection(catalog), known);
 }

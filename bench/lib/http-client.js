@@ -140,6 +140,58 @@ export class HttpSession {
   }
 }
 
+/** A 2026-07-28 client: no initialize, no session; every request carries its envelope and its headers. */
+export class ModernHttpSession {
+  constructor(url) {
+    this.url = new URL(url);
+    this.nextId = 1;
+    this.meta = {
+      "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+      "io.modelcontextprotocol/clientCapabilities": {},
+      "io.modelcontextprotocol/clientInfo": CLIENT_INFO,
+    };
+    this.headers = {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": "2026-07-28",
+    };
+  }
+
+  async initialize() {
+    return this;
+  }
+
+  async send(method, params = {}) {
+    const id = this.nextId++;
+    const name = params.name ?? params.uri;
+    const body = JSON.stringify({ jsonrpc: "2.0", id, method, params: { ...params, _meta: this.meta } });
+    const headers = {
+      ...this.headers,
+      "mcp-method": method,
+      ...(name ? { "mcp-name": name } : {}),
+      "content-length": Buffer.byteLength(body),
+    };
+    const res = await post(this.url, headers, body);
+    if (res.status !== 200) throw new Error(`${method}: HTTP ${res.status} ${res.text.slice(0, 200)}`);
+    const msg = parseAnswer(res, id);
+    if (msg?.error) throw new Error(`${method}: ${msg.error.message}`);
+    return { result: msg.result, bytes: Buffer.byteLength(JSON.stringify(msg.result)) };
+  }
+
+  async call(name, args) {
+    const { result } = await this.send("tools/call", { name, arguments: args });
+    if (result?.isError) throw new Error(`tools/call failed: ${JSON.stringify(result).slice(0, 200)}`);
+  }
+
+  listTools() {
+    return this.send("tools/list", {});
+  }
+
+  async openStream() {}
+
+  close() {}
+}
+
 /** Drops the pool of a target that stops, so a later target on the same port never gets its dead sockets. */
 export async function closePool(url) {
   const origin = new URL(url).origin;

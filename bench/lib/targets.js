@@ -1,7 +1,7 @@
 /** @module The targets: how each one is started in front of an upstream, and how a session to it is opened. */
 import { existsSync, writeFileSync } from "node:fs";
 import { join, resolve as resolvePath } from "node:path";
-import { closePool, HttpSession } from "./http-client.js";
+import { closePool, HttpSession, ModernHttpSession } from "./http-client.js";
 import { freePort, start, stop, waitForPort, waitForStderr } from "./proc.js";
 import { SdkSession, StdioSession } from "./stdio-client.js";
 
@@ -98,6 +98,25 @@ export function targets(root) {
         });
         const m = await waitForStderr(child, LISTENING);
         return httpHandle(child, m[1]);
+      },
+    },
+    {
+      name: "toolpacks-http-2026",
+      label: "toolpacks, Streamable HTTP, MCP 2026-07-28 client",
+      kind: "toolpacks",
+      skip: notBuilt,
+      note: "no session: every request carries its envelope and headers; one context serves them all",
+      async start(ctx, up) {
+        const config = toolpacksConfig(ctx.tmp, up);
+        const child = start("node", [cli, "serve", "--port", "0", "--host", "127.0.0.1", config], {
+          cwd: root,
+        });
+        const m = await waitForStderr(child, LISTENING);
+        return {
+          ...httpHandle(child, m[1]),
+          sessions: false,
+          newSession: (query = "") => new ModernHttpSession(m[1] + query).initialize(),
+        };
       },
     },
     {

@@ -24,6 +24,7 @@ export const VALUE_OPTIONS: readonly string[] = [
   "--session-secret",
   "--name",
   "--session-idle-timeout",
+  "--cache-ttl",
   "--max-body-bytes",
   "--log-level",
   "--log-format",

@@ -11,6 +11,7 @@ export interface ServeOptions {
   toolsetsTool: boolean;
   name?: string;
   sessionIdleTimeout: string;
+  cacheTtl: string;
   maxBodyBytes: string;
   logLevel: Level;
   allowedHost: string[];

@@ -31,6 +31,8 @@ export async function runServe(files: string[], opts: ServeOptions, catalog: Cat
     logger,
     // A stateless session lasts one request: a captured value would be gone before the client could use it.
     capture: opts.stateless !== true,
+    cacheTtlMs: Number(opts.cacheTtl) * 1000,
+    ...(opts.sessionSecret ? { stateSecret: opts.sessionSecret } : {}),
   });
   const stopReload = reloadOn(gateway, files, logger, opts.watch === true);
   if (opts.transport !== "stdio") {

@@ -76,6 +76,14 @@ export function registerServe(
         .env("TOOLPACKS_SESSION_IDLE_TIMEOUT"),
     )
     .addOption(
+      new Option(
+        "--cache-ttl <seconds>",
+        "how long 2026-07-28 clients may reuse tools/list, the other lists and server/discover (ttlMs)",
+      )
+        .default("60")
+        .env("TOOLPACKS_CACHE_TTL"),
+    )
+    .addOption(
       new Option("--max-body-bytes <bytes>", "larger request bodies get 413")
         .default(String(4 * 1024 * 1024))
         .env("TOOLPACKS_MAX_BODY_BYTES"),
@@ -118,6 +126,9 @@ function optionProblem(opts: ServeOptions): string | undefined {
   const body = Number(opts.maxBodyBytes);
   if (!Number.isInteger(body) || body < 1)
     return `--max-body-bytes must be a positive whole number, not ${opts.maxBodyBytes}`;
+  const ttl = Number(opts.cacheTtl);
+  if (!Number.isFinite(ttl) || ttl < 0)
+    return `--cache-ttl must be 0 or more (seconds), not ${opts.cacheTtl}`;
   const idle = Number(opts.sessionIdleTimeout);
   if (!Number.isFinite(idle) || idle < 1)
     return `--session-idle-timeout must be at least 1 (seconds), not ${opts.sessionIdleTimeout}`;

@@ -2,12 +2,14 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { classifyPost } from "../modern/classify.js";
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from "../protocol.js";
 import type { Gateway } from "../proxy/gateway.js";
 import { TooManyInstances } from "../upstream/pool.js";
 import { authorized } from "./auth.js";
 import { rebindingProblem } from "./guard.js";
 import { readMessages } from "./messages.js";
+import { ModernEndpoint } from "./modern.js";
 import { sendJson, sendRpcError } from "./replies.js";
 import { type Entry, isRefusal, type Refusal, SessionTable } from "./sessions.js";
 
@@ -42,6 +44,9 @@ export const defaultHandlerOptions: HandlerOptions = Object.freeze({
   stateless: false,
 });
 
+/** 2026-07-28 contexts (selection × credentials) kept at once; past it the least recently used idle one goes. */
+const MAX_CONTEXTS = 1024;
+
 export interface McpHttpHandler {
   /** Handles a request; resolves false when the path is not ours (so a host app can route it elsewhere). */
   (req: IncomingMessage, res: ServerResponse): Promise<boolean>;
@@ -59,12 +64,35 @@ export function createHttpHandler(gateway: Gateway, partial: Partial<HandlerOpti
     sessionIdleMs: options.sessionIdleMs,
     ...(options.sessionSecret ? { sessionSecret: options.sessionSecret } : {}),
   });
+  const modern = new ModernEndpoint(gateway, { idleMs: options.sessionIdleMs, maxContexts: MAX_CONTEXTS });
   const log = gateway.logger;
 
   async function post(req: IncomingMessage, res: ServerResponse, query: string): Promise<void> {
     const read = await readMessages(req, res, options.maxBodyBytes);
     if (!read) return;
     const { messages, batch } = read;
+    // The body decides the era (SPEC §12.1): a request with the 2026-07-28 envelope has no session.
+    const era = classifyPost(req.headers, batch ? messages : messages[0]);
+    if (era.era === "refused") {
+      const id = batch ? null : ((messages[0] as { id?: string | number }).id ?? null);
+      return sendRpcError(
+        res,
+        era.refusal.status,
+        era.refusal.code,
+        era.refusal.message,
+        {},
+        id,
+        era.refusal.data,
+      );
+    }
+    if (era.era === "2026-07-28") {
+      if (era.kind === "notification") {
+        res.writeHead(202).end();
+        return;
+      }
+      const m = messages[0] as { id: string | number; method: string; params?: Record<string, unknown> };
+      return modern.serve(req, res, query, m, era.envelope);
+    }
     const init = messages.find((m) => (m as { method?: string }).method === "initialize") as
       | { params?: Record<string, unknown> }
       | undefined;
@@ -207,6 +235,9 @@ export function createHttpHandler(gateway: Gateway, partial: Partial<HandlerOpti
 
   return Object.assign(handler, {
     sessionCount: () => table.size,
-    close: () => table.close(),
+    close: async () => {
+      await modern.close();
+      await table.close();
+    },
   });
 }

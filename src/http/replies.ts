@@ -24,6 +24,12 @@ export function sendRpcError(
   message: string,
   headers: Record<string, string> = {},
   id: string | number | null = null,
+  data?: unknown,
 ): void {
-  sendJson(res, status, { jsonrpc: "2.0", id, error: { code, message } }, headers);
+  sendJson(
+    res,
+    status,
+    { jsonrpc: "2.0", id, error: { code, message, ...(data !== undefined ? { data } : {}) } },
+    headers,
+  );
 }

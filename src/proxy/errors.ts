@@ -25,5 +25,8 @@ export function upstreamError(err: unknown, upstream: string): Error {
     return rpcError(err.code, message, err.data);
   }
   const message = err instanceof Error ? err.message : String(err);
+  // One of our own wire errors (rpcError) already says what it means: keep its code and data.
+  const own = err as { code?: unknown; data?: unknown };
+  if (Number.isSafeInteger(own?.code)) return rpcError(own.code as number, message, own.data);
   return rpcError(ErrorCode.InternalError, message.startsWith(who) ? message : `${who}: ${message}`);
 }

@@ -5,32 +5,21 @@ import type { UpstreamState } from "../catalog/inventory.js";
 import type { Catalog, Upstream } from "../catalog/types.js";
 import type { Logger } from "../log.js";
 import { Metrics } from "../metrics.js";
-import { everythingSelection, type ToolsetsReport, toolsetsReport } from "../report.js";
-import { type Resolution, resolve, resolveWithRefresh } from "../resolve.js";
+import { type RequestStateCodec, requestStateCodec } from "../modern/state-key.js";
+import { resolveEverything, type ToolsetsReport, toolsetsReport } from "../report.js";
+import { type Resolution, resolveWithRefresh } from "../resolve.js";
 import { type Selection, type SelectResult, select } from "../selection.js";
 import { type InstanceRef, refLabel, sharedRef } from "../upstream/instance.js";
 import { UpstreamPool } from "../upstream/pool.js";
+import { BridgeTable } from "./bridge.js";
+import type { GatewayOptions } from "./gateway-options.js";
 import type { SessionHost, UpstreamLink } from "./host.js";
 import { cacheKey, credentialsOf, refsOf } from "./instances.js";
-import { placeAfterReload } from "./reload-sessions.js";
+import { placeAfterReload, refsAfterReload } from "./reload-sessions.js";
 import { ResolutionCache } from "./resolution-cache.js";
 import { Session } from "./session.js";
 import { TOOLSETS_TOOL, toolsetsToolDef } from "./toolsets-tool.js";
-import { Traffic } from "./traffic.js";
-
-export interface GatewayOptions {
-  readonly name: string;
-  readonly version: string;
-  /** What a URL naming nothing gets, in URL spelling. */
-  readonly defaultSelection?: string;
-  readonly ignoreKeys?: readonly string[];
-  /** Offer list_server_toolsets (default true). */
-  readonly toolsetsTool: boolean;
-  readonly logger: Logger;
-  /** Sessions keep captured values (false when each lasts one request and no shared store exists). */
-  readonly capture?: boolean;
-  readonly now?: () => number;
-}
+import { IN_FLIGHT_WARNING, inFlightUpstreams, Traffic } from "./traffic.js";
 
 export class Gateway implements SessionHost {
   readonly pool: UpstreamPool;
@@ -39,6 +28,9 @@ export class Gateway implements SessionHost {
   readonly metrics = new Metrics();
   readonly serverInfo: { name: string; version: string };
   readonly capture: boolean;
+  readonly cacheTtlMs: number;
+  readonly bridges = new BridgeTable();
+  readonly requestStates: RequestStateCodec;
   private readonly cache = new ResolutionCache();
   private current: Catalog;
 
@@ -47,6 +39,8 @@ export class Gateway implements SessionHost {
     readonly options: GatewayOptions,
   ) {
     this.capture = options.capture ?? true;
+    this.cacheTtlMs = options.cacheTtlMs ?? 60_000;
+    this.requestStates = requestStateCodec(catalog, options.stateSecret, () => this.now());
     this.current = this.capture ? catalog : withoutCapture(catalog);
     this.serverInfo = { name: options.name, version: options.version };
     this.traffic = new Traffic({
@@ -76,16 +70,9 @@ export class Gateway implements SessionHost {
     this.warnInFlight(this.current);
   }
 
-  /** `attribution: in-flight` hands untied messages to whoever has a call open: said once, at start and reload. */
   private warnInFlight(catalog: Catalog): void {
-    const risky = [...catalog.upstreams.values()]
-      .filter((u) => u.attribution === "in-flight")
-      .map((u) => u.name);
-    if (!risky.length) return;
-    this.logger.warn(
-      "attribution: in-flight delivers an upstream's untied log lines and requests to whichever client has a call open: safe with one user only",
-      { upstreams: risky },
-    );
+    const risky = inFlightUpstreams(catalog);
+    if (risky.length) this.logger.warn(IN_FLIGHT_WARNING, { upstreams: risky });
   }
 
   get logger(): Logger {
@@ -170,6 +157,7 @@ export class Gateway implements SessionHost {
     headers: IncomingHttpHeaders,
     sessionKey: string,
     digest: string,
+    owner?: string,
   ): Promise<Session> {
     const upstreams = this.upstreamsOf(selection);
     const refs = refsOf(this.catalog, upstreams, headers, sessionKey);
@@ -181,7 +169,15 @@ export class Gateway implements SessionHost {
       }
       const resolution = await this.resolve(selection, refs);
       const credentials = credentialsOf(this.catalog, upstreams, headers);
-      const session = new Session(this, { selection, resolution, refs, digest, sessionKey, credentials });
+      const session = new Session(this, {
+        selection,
+        resolution,
+        refs,
+        digest,
+        sessionKey,
+        credentials,
+        ...(owner !== undefined ? { owner } : {}),
+      });
       this.sessions.add(session);
       this.metrics.sessionOpened(selection.key);
       return session;
@@ -231,10 +227,7 @@ export class Gateway implements SessionHost {
 
   /** Every toolset resolved against what the shared instances have listed already: pure, starts nothing. */
   private everything(): Resolution {
-    const known = new Map<string, UpstreamState>();
-    for (const i of this.pool.instances())
-      if (i.state && i.ref.kind === "shared") known.set(i.ref.upstream, i.state);
-    return resolve(this.catalog, everythingSelection(this.catalog), known);
+    return resolveEverything(this.catalog, this.pool.instances());
   }
 
   offersToolsetsTool(resolution: Resolution): boolean {
@@ -242,6 +235,7 @@ export class Gateway implements SessionHost {
   }
 
   async close(): Promise<void> {
+    this.bridges.close();
     await Promise.all([...this.sessions].map((s) => this.closeSession(s)));
     await this.pool.close();
   }
@@ -261,15 +255,7 @@ export class Gateway implements SessionHost {
 
   /** Called by placeAfterReload: the refs a live session should use now (undefined: it cannot be told). */
   refsAfterReload(session: Session): Map<string, InstanceRef> | undefined {
-    const upstreams = this.upstreamsOf(session.selection);
-    const { names, values } = session.credentials;
-    for (const u of upstreams) {
-      const spec = this.catalog.upstreams.get(u);
-      if (!spec) continue;
-      const wanted = spec.transport === "http" ? spec.forwardHeaders : Object.keys(spec.headerEnv);
-      if (wanted.some((h) => !names.includes(h))) return undefined;
-    }
-    return refsOf(this.catalog, upstreams, values, session.sessionKey);
+    return refsAfterReload(this.catalog, this.upstreamsOf(session.selection), session);
   }
 
   /** An instance's lists or availability changed: cached resolutions through it go; its sessions resolve again. */

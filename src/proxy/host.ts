@@ -7,11 +7,13 @@ import type { ServerCapabilities } from "@modelcontextprotocol/sdk/types.js";
 import type { Upstream } from "../catalog/types.js";
 import type { Logger } from "../log.js";
 import type { Outcome } from "../metrics.js";
+import type { RequestStateCodec } from "../modern/request-state.js";
 import type { ToolsetsReport } from "../report.js";
 import type { Resolution } from "../resolve.js";
 import type { Selection } from "../selection.js";
 import type { ForwardOptions } from "../upstream/forward.js";
 import type { InstanceRef } from "../upstream/instance.js";
+import type { BridgeTable } from "./bridge.js";
 import type { LogLevel, Params, Peer } from "./peer.js";
 
 export type { Params } from "./peer.js";
@@ -19,6 +21,8 @@ export type { Params } from "./peer.js";
 /** One upstream instance as a session uses it. */
 export interface UpstreamLink {
   readonly capabilities: ServerCapabilities | undefined;
+  /** The protocol era the instance speaks, once known (a 2026-07-28 upstream answers `input_required`). */
+  readonly era?: "2025" | "2026-07-28" | undefined;
   request(method: string, params: Params, options?: ForwardOptions): Promise<Params>;
   notify(notification: { method: string; params?: Params }): Promise<void>;
 }
@@ -51,6 +55,12 @@ export interface SessionHost {
   /** Captured values are kept per session (false when sessions last one request: stateless). */
   readonly capture: boolean;
   readonly stateMaxBytes: number;
+  /** How long a 2026-07-28 client may reuse a list or `server/discover` (ttlMs), when nothing says less. */
+  readonly cacheTtlMs: number;
+  /** 2025 upstream calls parked for 2026-07-28 clients (bridge B3), on this replica. */
+  readonly bridges: BridgeTable;
+  /** Signs and opens the `requestState` of 2026-07-28 retries (replicas that share the key verify each other's). */
+  readonly requestStates: RequestStateCodec;
   link(ref: InstanceRef): UpstreamLink;
   upstream(name: string): Upstream | undefined;
   offersToolsetsTool(resolution: Resolution): boolean;

@@ -98,9 +98,11 @@ export function credentialsOf(
   return { names: [...names].sort(), values };
 }
 
+const NO_VALUES = valuesDigest({});
+
 /** A digest of exactly the credential values a request carries: a session serves only requests that match. */
 export function bindingOf(credentials: Credentials): string {
-  return valuesDigest(credentials.values);
+  return Object.keys(credentials.values).length === 0 ? NO_VALUES : valuesDigest(credentials.values);
 }
 
 /** Resolutions are shared by selection and by the instances they were computed against. */
@@ -108,4 +110,9 @@ export function cacheKey(selectionKey: string, refs: ReadonlyMap<string, Instanc
   let key = selectionKey;
   for (const ref of refs.values()) if (ref.kind !== "shared") key += `|${ref.id}`;
   return key;
+}
+
+/** What such a session answers may depend on who asks: it carries credentials, or uses a non-shared instance. */
+export function dependsOnCaller(credentials: Credentials, refs: ReadonlyMap<string, InstanceRef>): boolean {
+  return Object.keys(credentials.values).length > 0 || [...refs.values()].some((r) => r.kind !== "shared");
 }

@@ -3,10 +3,12 @@
  * that became per-session, got credentials, or changed spec never keeps serving a session the old way. A
  * session whose credentials the new config reads from headers it never saw cannot be placed: it is ended.
  */
+import type { Catalog } from "../catalog/types.js";
 import type { Logger } from "../log.js";
 import type { Resolution } from "../resolve.js";
 import type { Selection } from "../selection.js";
 import type { InstanceRef } from "../upstream/instance.js";
+import { credentialNames, refsOf } from "./instances.js";
 import type { Session } from "./session.js";
 
 export interface ReloadHost {
@@ -62,4 +64,21 @@ export async function placeAfterReload(host: ReloadHost, session: Session): Prom
     });
     await host.closeSession(session);
   }
+}
+
+/**
+ * The instances a live session gets under a new catalog, by the credential headers it was opened with;
+ * undefined when the new catalog reads a header the session was never asked for (it cannot be placed).
+ */
+export function refsAfterReload(
+  catalog: Catalog,
+  upstreams: readonly string[],
+  session: Pick<Session, "credentials" | "sessionKey">,
+): Map<string, InstanceRef> | undefined {
+  const { names, values } = session.credentials;
+  for (const u of upstreams) {
+    const spec = catalog.upstreams.get(u);
+    if (spec && credentialNames(spec).some((h) => !names.includes(h))) return undefined;
+  }
+  return refsOf(catalog, upstreams, values, session.sessionKey);
 }

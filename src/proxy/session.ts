@@ -10,21 +10,25 @@ import type {
   RequestId,
   ServerCapabilities,
 } from "@modelcontextprotocol/sdk/types.js";
-import { getOrCreate } from "../maps.js";
-import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from "../protocol.js";
+import { checkEnvelope, hasClaim } from "../modern/meta.js";
 import type { Resolution } from "../resolve.js";
 import type { Selection } from "../selection.js";
 import type { InstanceRef } from "../upstream/instance.js";
 import { sharedRef } from "../upstream/instance.js";
+import { askClient } from "./ask.js";
+import { CallsByUpstream } from "./calls.js";
+import { legacyClientOf, modernClient } from "./clients.js";
 import { rpcError } from "./errors.js";
 import { HandleStore } from "./handles.js";
 import type { Params, SessionHost, UpstreamLink } from "./host.js";
-import type { Credentials } from "./instances.js";
+import { type Credentials, dependsOnCaller } from "./instances.js";
+import { capabilitiesOf, initializeResult } from "./legacy.js";
+import { Listeners } from "./listen.js";
 import { handle, lists } from "./methods.js";
+import { answerModern, type Reply, refusalMessage } from "./modern.js";
 import { Outbound } from "./outbound.js";
 import type { LogLevel } from "./peer.js";
-import { askClient } from "./relay.js";
-import type { Call, SessionState } from "./state.js";
+import type { Call, CallClient, SessionState } from "./state.js";
 import type { SessionTransport } from "./transport.js";
 
 export interface SessionInit {
@@ -38,6 +42,8 @@ export interface SessionInit {
   readonly sessionKey: string;
   /** The credential headers it was opened with: a reload places it again by them. In memory only. */
   readonly credentials: Credentials;
+  /** Who owns what it keeps (handles, 2026-07-28 request states): a digest, never a credential. */
+  readonly owner?: string;
 }
 
 type Message = {
@@ -56,16 +62,18 @@ export class Session implements SessionState {
   readonly digest: string;
   readonly sessionKey: string;
   readonly credentials: Credentials;
+  readonly owner: string;
   clientCapabilities: ClientCapabilities | undefined;
   clientInfo: { name: string; version: string } | undefined;
   protocolVersion: string | undefined;
+  readonly capabilities: ServerCapabilities;
+  readonly listeners: Listeners;
   private current: Resolution;
   private currentRefs: ReadonlyMap<string, InstanceRef>;
-  private readonly capabilities: ServerCapabilities;
   private transport: SessionTransport | undefined;
   private readonly inflight = new Map<RequestId, AbortController>();
-  /** This session's calls in flight per upstream, latest last: its instances' untied messages ride on them. */
-  private readonly calls = new Map<string, Call[]>();
+  /** This session's calls in flight per upstream: its own instances' untied messages ride on the latest. */
+  private readonly calls = new CallsByUpstream<Call>();
   private readonly outbound = new Outbound((m, related) => this.send(m, related));
   private closed = false;
 
@@ -79,9 +87,16 @@ export class Session implements SessionState {
     this.digest = init.digest;
     this.sessionKey = init.sessionKey;
     this.credentials = init.credentials;
+    this.owner = init.owner ?? init.digest;
     this.lastSeen = host.now();
     this.handles = new HandleStore(host.stateMaxBytes);
     this.capabilities = capabilitiesOf(init.resolution.upstreams.map((u) => this.link(u).capabilities ?? {}));
+    this.listeners = new Listeners(this);
+  }
+
+  /** The answers of this session may depend on who asks. */
+  get private(): boolean {
+    return dependsOnCaller(this.credentials, this.currentRefs);
   }
 
   get resolution(): Resolution {
@@ -114,33 +129,71 @@ export class Session implements SessionState {
     const m = message as Message;
     if (m.method !== undefined && m.id !== undefined) {
       const rid = (extra?.requestInfo?.headers as Record<string, unknown> | undefined)?.["x-request-id"];
-      void this.request(
-        m as Message & { id: RequestId; method: string },
-        typeof rid === "string" ? rid : undefined,
-      );
+      const request = m as Message & { id: RequestId; method: string };
+      const requestId = typeof rid === "string" ? rid : undefined;
+      // A request that carries the 2026-07-28 envelope is of that era, whatever came before (stdio, in memory).
+      if (hasClaim(request.params)) {
+        const read = checkEnvelope(request.params);
+        if (!read.ok) {
+          void this.send(refusalMessage(request.id, read.refusal), request.id);
+          return;
+        }
+        void this.run(request, modernClient(read.envelope), this.transportReply(request.id), requestId);
+        return;
+      }
+      void this.run(request, this.legacyClient, this.transportReply(request.id), requestId);
     } else if (m.method !== undefined) this.notification(m.method, m.params ?? {});
     else if (m.id !== undefined) this.outbound.settle(m as Message & { id: RequestId });
   }
 
-  private async request(
+  /** The client of a 2025 request: the session's initialize and its current log level. */
+  private readonly legacyClient: CallClient = legacyClientOf(this);
+
+  private transportReply(id: RequestId): Reply {
+    return {
+      send: (message) => this.send(message, id),
+      abandon: () => this.transport?.abandon?.(id),
+    };
+  }
+
+  /**
+   * Answers one request: relayed or answered here, its related messages and its answer through `reply`. With
+   * `external`, the request is cancelled by that signal (an HTTP exchange closed by its client) rather than
+   * by `notifications/cancelled` on this session.
+   */
+  async run(
     m: { id: RequestId; method: string; params?: Params },
+    client: CallClient,
+    reply: Reply,
     requestId?: string,
+    external?: AbortSignal,
   ): Promise<void> {
     const { id } = m;
     const controller = new AbortController();
-    this.inflight.set(id, controller);
+    if (external) {
+      if (external.aborted) controller.abort(external.reason);
+      else external.addEventListener("abort", () => controller.abort(external.reason), { once: true });
+    } else this.inflight.set(id, controller);
+    const modern = client.era === "2026-07-28";
     const call: Call = {
       id,
+      client,
       signal: controller.signal,
       ...(requestId ? { requestId } : {}),
       notify: (n) => {
-        if (!controller.signal.aborted) void this.send({ jsonrpc: "2.0", ...n } as JSONRPCMessage, id);
+        if (!controller.signal.aborted)
+          void reply.send({ jsonrpc: "2.0", ...n } as JSONRPCMessage).catch(() => {});
       },
-      ask: (r, signal) => this.outbound.request(r, signal, id),
+      ask: modern
+        ? () => Promise.reject(rpcError(-32603, "a 2026-07-28 request is not sent server→client requests"))
+        : (r, signal) => this.outbound.request(r, signal, id),
     };
     let answer: JSONRPCMessage;
     try {
-      const result = await this.answer(m.method, m.params ?? {}, call);
+      const params = m.params ?? {};
+      const result = modern
+        ? await answerModern(this, m.method, params, call)
+        : await this.answer(m.method, params, call);
       answer = { jsonrpc: "2.0", id, result } as JSONRPCMessage;
     } catch (err) {
       const e = err as { code?: unknown; message?: string; data?: unknown };
@@ -150,9 +203,9 @@ export class Session implements SessionState {
     } finally {
       if (this.inflight.get(id) === controller) this.inflight.delete(id);
     }
-    // A cancelled request gets no answer; the transport may end whatever waits for it.
-    if (controller.signal.aborted) this.transport?.abandon?.(id);
-    else await this.send(answer, id);
+    // A cancelled request gets no answer (but a listen stream is closed with its result where it still can be).
+    if (controller.signal.aborted && m.method !== "subscriptions/listen") reply.abandon();
+    else await reply.send(answer).catch(() => {});
   }
 
   private answer(method: string, params: Params, call: Call): Promise<Params> | Params {
@@ -162,31 +215,11 @@ export class Session implements SessionState {
   }
 
   private initialize(params: Params): Params {
-    const requested = params.protocolVersion;
-    const caps = params.capabilities;
-    const info = params.clientInfo as { name?: unknown; version?: unknown } | undefined;
-    if (
-      typeof requested !== "string" ||
-      !caps ||
-      typeof caps !== "object" ||
-      typeof info?.name !== "string"
-    ) {
-      throw rpcError(
-        -32602,
-        "Invalid initialize params: protocolVersion, capabilities and clientInfo are required",
-      );
-    }
-    const version = SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_PROTOCOL_VERSION;
-    this.protocolVersion = version;
-    this.clientCapabilities = caps as ClientCapabilities;
-    this.clientInfo = { name: info.name, version: String(info.version ?? "") };
-    const instructions = this.current.instructions;
-    return {
-      protocolVersion: version,
-      capabilities: this.capabilities,
-      serverInfo: this.host.serverInfo,
-      ...(instructions ? { instructions } : {}),
-    };
+    const init = initializeResult(params, this.capabilities, this.host.serverInfo, this.current.instructions);
+    this.protocolVersion = init.protocolVersion;
+    this.clientCapabilities = init.clientCapabilities;
+    this.clientInfo = init.clientInfo;
+    return init.result;
   }
 
   private notification(method: string, params: Params): void {
@@ -195,15 +228,13 @@ export class Session implements SessionState {
       if (id !== undefined) this.inflight.get(id)?.abort(params.reason ?? "cancelled");
       return;
     }
-    if (method === "notifications/roots/list_changed") {
-      // Only this session's own instances ever asked this client for its roots.
-      for (const u of this.current.upstreams) {
-        if (this.ref(u).kind === "session")
-          void this.link(u)
-            .notify({ method })
-            .catch(() => {});
-      }
-    }
+    // Only this session's own instances ever asked this client for its roots.
+    if (method !== "notifications/roots/list_changed") return;
+    const own = this.current.upstreams.filter((u) => this.ref(u).kind === "session");
+    for (const u of own)
+      void this.link(u)
+        .notify({ method })
+        .catch(() => {});
   }
 
   /** Sends one message; one tied to a request rides on that request's stream. */
@@ -213,33 +244,24 @@ export class Session implements SessionState {
   }
 
   track(upstream: string, call: Call): () => void {
-    const calls = getOrCreate(this.calls, upstream, () => [] as Call[]);
-    calls.push(call);
-    return () => {
-      calls.splice(calls.indexOf(call), 1);
-      if (!calls.length && this.calls.get(upstream) === calls) this.calls.delete(upstream);
-    };
+    return this.calls.track(upstream, call);
   }
 
   /** Peer: a notification not tied to a request (list changes, resource updates, a per-session instance's logs). */
   notify(notification: { method: string; params?: Params }, upstream?: string): void {
-    const call = upstream ? this.calls.get(upstream)?.at(-1) : undefined;
+    const call = upstream ? this.calls.latest(upstream) : undefined;
     if (call) call.notify(notification);
     else void this.send({ jsonrpc: "2.0", ...notification } as JSONRPCMessage).catch(() => {});
   }
 
   /** Peer: a server→client request of an instance that is tied to no call (a per-session instance's). */
   ask(request: { method: string; params?: Params }, signal: AbortSignal, upstream: string): Promise<Params> {
-    return askClient(this, request, signal, upstream);
+    // On the stream of this session's latest call to that upstream when there is one: it is this client's.
+    return askClient(this, request, signal, upstream, this.calls.latest(upstream));
   }
 
-  standalone(
-    request: { method: string; params?: Params },
-    signal: AbortSignal,
-    upstream?: string,
-  ): Promise<Params> {
-    const call = upstream ? this.calls.get(upstream)?.at(-1) : undefined;
-    return call ? call.ask(request, signal) : this.outbound.request(request, signal);
+  standalone(request: { method: string; params?: Params }, signal: AbortSignal): Promise<Params> {
+    return this.outbound.request(request, signal);
   }
 
   /** Swaps in a new resolution (whole state); tells the client which of its lists changed. */
@@ -250,40 +272,25 @@ export class Session implements SessionState {
     const after = lists(this);
     const caps = this.capabilities;
     const changed = (a: unknown, b: unknown) => JSON.stringify(a) !== JSON.stringify(b);
-    if (changed(before.tools, after.tools)) this.notify({ method: "notifications/tools/list_changed" });
-    if (caps.prompts && changed(before.prompts, after.prompts))
-      this.notify({ method: "notifications/prompts/list_changed" });
+    const announce = (kind: "tools" | "prompts" | "resources") => {
+      this.notify({ method: `notifications/${kind}/list_changed` });
+      this.listeners.changed(kind);
+    };
+    if (changed(before.tools, after.tools)) announce("tools");
+    if (caps.prompts && changed(before.prompts, after.prompts)) announce("prompts");
     if (caps.resources && changed([before.resources, before.templates], [after.resources, after.templates])) {
-      this.notify({ method: "notifications/resources/list_changed" });
+      announce("resources");
     }
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.listeners.close();
     for (const c of this.inflight.values()) c.abort("session closed");
     this.outbound.failAll("Session closed before the answer");
     const transport = this.transport;
     this.transport = undefined;
     await transport?.close().catch(() => {});
   }
-}
-
-/** What a session advertises: tools always; prompts, resources, completions, logging as its upstreams offer. */
-export function capabilitiesOf(upstreams: readonly ServerCapabilities[]): ServerCapabilities {
-  const any = (f: (c: ServerCapabilities) => unknown) => upstreams.some((c) => !!f(c));
-  return {
-    tools: { listChanged: true },
-    ...(any((c) => c.prompts) ? { prompts: { listChanged: true } } : {}),
-    ...(any((c) => c.resources)
-      ? {
-          resources: {
-            listChanged: true,
-            ...(any((c) => c.resources?.subscribe) ? { subscribe: true } : {}),
-          },
-        }
-      : {}),
-    ...(any((c) => c.completions) ? { completions: {} } : {}),
-    ...(any((c) => c.logging) ? { logging: {} } : {}),
-  };
 }

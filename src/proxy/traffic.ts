@@ -26,6 +26,14 @@ export interface TrafficDeps {
 
 type Notification = { method: string; params?: Params };
 
+export const IN_FLIGHT_WARNING =
+  "attribution: in-flight delivers an upstream's untied log lines and requests to whichever client has a call open: safe with one user only";
+
+/** The upstreams that opted back into in-flight attribution (warned about at start and reload). */
+export function inFlightUpstreams(catalog: { readonly upstreams: ReadonlyMap<string, Upstream> }): string[] {
+  return [...catalog.upstreams.values()].filter((u) => u.attribution === "in-flight").map((u) => u.name);
+}
+
 export class Traffic implements SessionTraffic {
   private readonly inflight = new Map<string, Map<Peer, number>>();
   private readonly subscriptions = new Map<string, Map<string, Set<Peer>>>();

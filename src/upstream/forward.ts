@@ -21,6 +21,15 @@ export interface ForwardOptions {
   readonly onNotification?: (notification: { method: string; params?: Params }) => void;
   /** A server→client request the upstream sent on this call's own response stream. */
   readonly onServerRequest?: (request: ServerRequest, signal: AbortSignal) => Promise<Params>;
+  /**
+   * For a 2026-07-28 upstream: the envelope to send (the downstream client's capabilities, info and level);
+   * absent, toolpacks' own. A 2025 upstream ignores it.
+   */
+  readonly envelope?: {
+    readonly clientCapabilities: Readonly<Record<string, unknown>>;
+    readonly clientInfo?: { readonly name: string; readonly version: string };
+    readonly logLevel?: string;
+  };
 }
 
 interface Pending {

@@ -10,6 +10,8 @@ import { EMPTY_OFFER, type Offer, type UpstreamState } from "../../src/catalog/i
 import type { Catalog } from "../../src/catalog/types.js";
 import { silentLogger } from "../../src/log.js";
 import { getOrCreate } from "../../src/maps.js";
+import { createRequestStateCodec } from "../../src/modern/request-state.js";
+import { BridgeTable } from "../../src/proxy/bridge.js";
 import type { Params, SessionHost, UpstreamLink } from "../../src/proxy/host.js";
 import type { Peer } from "../../src/proxy/peer.js";
 import { Session } from "../../src/proxy/session.js";
@@ -59,6 +61,13 @@ export class FakeHost implements SessionHost {
   readonly seen: Seen[] = [];
   capture = true;
   readonly stateMaxBytes = 1 << 20;
+  readonly cacheTtlMs = 60_000;
+  readonly bridges = new BridgeTable();
+  readonly requestStates = createRequestStateCodec({
+    keys: [Buffer.alloc(32, 7)],
+    ttlMs: 300_000,
+    now: () => this.clock,
+  });
   clock = 1_000;
   script: Script = () => ({ content: [{ type: "text", text: "ok" }] });
   private readonly links = new Map<string, FakeLink>();

@@ -27,6 +27,7 @@ describe("serve's arguments before commander", () => {
     ],
     [["--toolsets", "one", "--toolsets", "two", "a.yaml"], { toolsets: "two" }],
     [["--", "-odd.yaml"], { files: ["-odd.yaml"] }],
+    [["--cache-ttl", "0", "--transport=stdio", "a.yaml"], { files: ["a.yaml"], stdio: true }],
   ])("%j reads as %j", (argv, expected) => {
     expect(readServeArgs(argv, {})).toMatchObject(expected);
   });

@@ -260,3 +260,51 @@ describe("what an upstream sends during a call reaches only the client that made
     expect(host.untied).toEqual([]);
   });
 });
+
+describe("a 2026-07-28 request on the same session transport", () => {
+  const envelope = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {},
+  };
+
+  test("server/discover is answered before any initialize, naming the selection's capabilities", async () => {
+    const { session } = setup();
+    const raw = await rawClient(session);
+    await raw.send({ id: 1, method: "server/discover", params: { _meta: envelope } });
+    const answer = await raw.answer(1);
+    expect(answer.result).toMatchObject({
+      resultType: "complete",
+      supportedVersions: ["2026-07-28"],
+      capabilities: { tools: { listChanged: true } },
+      _meta: { "io.modelcontextprotocol/serverInfo": { name: "fake" } },
+    });
+  });
+
+  test("a list carries resultType and cache hints; a call carries resultType and no hints", async () => {
+    const { session } = setup();
+    const raw = await rawClient(session);
+    await raw.send({ id: 1, method: "tools/list", params: { _meta: envelope } });
+    await raw.send({
+      id: 2,
+      method: "tools/call",
+      params: { name: "gh_list_issues", arguments: {}, _meta: envelope },
+    });
+    const [list, call] = [await raw.answer(1), await raw.answer(2)];
+    expect(list.result).toMatchObject({ resultType: "complete", ttlMs: 60_000 });
+    expect(call.result).toMatchObject({ resultType: "complete" });
+    expect(call.result).not.toHaveProperty("ttlMs");
+  });
+
+  test("a malformed envelope is -32602, and a removed method is -32601", async () => {
+    const { session } = setup();
+    const raw = await rawClient(session);
+    await raw.send({
+      id: 1,
+      method: "tools/list",
+      params: { _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28" } },
+    });
+    await raw.send({ id: 2, method: "ping", params: { _meta: envelope } });
+    expect((await raw.answer(1)).error?.code).toBe(-32602);
+    expect((await raw.answer(2)).error?.code).toBe(-32601);
+  });
+});
