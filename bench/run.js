@@ -4,7 +4,8 @@
  *
  * Env: BENCH_QUICK=1 (a ~30 s smoke run), BENCH_ROUNDS, BENCH_SLICE_MS, BENCH_SESSIONS (memory phase, 500),
  * BENCH_SG_SESSIONS (supergateway's cap there: one upstream process per session), BENCH_TARGETS (comma list),
- * BENCH_SKIP (comma list of: everything, memory, abuse, library, example, search, state), BENCH_ECHO_SERVER (another echo fixture),
+ * BENCH_SKIP (comma list of: everything, memory, abuse, library, startup, example, search, state),
+ * BENCH_ECHO_SERVER (another echo fixture),
  * BENCH_OUT (results folder).
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -12,7 +13,7 @@ import { cpus, loadavg, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { abuseFigures } from "./lib/abuse.js";
-import { firstToolsList, selectionBytes } from "./lib/example.js";
+import { selectionBytes } from "./lib/example.js";
 import { handleFlow } from "./lib/handles.js";
 import { closeAgents } from "./lib/http-client.js";
 import { exampleSelections, resolveTiming } from "./lib/library.js";
@@ -21,6 +22,7 @@ import { sessionMemory } from "./lib/memory.js";
 import { killAllSync, rssBytes, stopAll } from "./lib/proc.js";
 import { markdown, verdicts } from "./lib/report.js";
 import { interleave, openSessions, startAll, warmUp } from "./lib/rounds.js";
+import { startupSideBySide } from "./lib/startup.js";
 import { stateBench, stateMarkdown } from "./lib/state.js";
 import { targets, upstreams } from "./lib/targets.js";
 import { measureSearch } from "./search/measure.mjs";
@@ -40,7 +42,7 @@ const settings = {
   // A quick run opens 16 sessions and runs the 64-wide phase over them (supergateway spawns per session).
   loadSessions: quick ? 16 : 64,
   everythingRounds: quick ? 1 : 3,
-  startupRuns: quick ? 1 : 5,
+  startupRuns: num(env.BENCH_STARTUP_ROUNDS, quick ? 1 : 7),
   resolveIterations: quick ? 50 : 300,
   only: env.BENCH_TARGETS ? env.BENCH_TARGETS.split(",") : undefined,
   skip: new Set((env.BENCH_SKIP ?? "").split(",").filter(Boolean)),
@@ -79,6 +81,7 @@ const results = {
   echo: {},
   everything: {},
   library: {},
+  startup: {},
   example: {},
   abuse: {},
   search: {},
@@ -205,18 +208,22 @@ async function library() {
   }
 }
 
+/** First tools/list after spawn: each case's upstreams alone, then through toolpacks over stdio and over HTTP. */
+async function startup() {
+  try {
+    log(`startup: ${settings.startupRuns} interleaved rounds`);
+    results.startup.cases = await startupSideBySide(root, tmp, settings.startupRuns, log);
+  } catch (err) {
+    results.startup.skipped = err.message.split("\n")[0];
+    log(`startup: skipped, ${results.startup.skipped}`);
+  }
+}
+
 async function example() {
   const config = join(root, "packs.example.yaml");
   if (!existsSync(config)) {
     results.example.skipped = "packs.example.yaml missing";
     return;
-  }
-  try {
-    log("example: first tools/list after start");
-    results.example.startup = await firstToolsList(root, config, settings.startupRuns);
-  } catch (err) {
-    results.example.startup = { skipped: err.message.split("\n")[0] };
-    log(`example: startup skipped, ${err.message.split("\n")[0]}`);
   }
   try {
     log("example: tools/list bytes per selection");
@@ -267,7 +274,7 @@ function notes() {
   }
   const skips = [
     ["resolve()", results.library.resolve?.skipped],
-    ["first tools/list", results.example.startup?.skipped],
+    ["first tools/list", results.startup.skipped],
     ["tools/list per selection", results.example.selections?.skipped ?? results.example.skipped],
   ];
   for (const [what, why] of skips) if (why) n.push(`${what}: skipped (${why}).`);
@@ -291,6 +298,7 @@ async function main() {
     ["memory", memory],
     ["abuse", abuse],
     ["library", library],
+    ["startup", startup],
     ["example", example],
     ["search", search],
     ["state", state],

@@ -1,8 +1,8 @@
 /** @module Serving one session over stdio, for clients that launch the proxy: stdout carries the protocol only. */
 import { randomUUID } from "node:crypto";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { Principal } from "./auth/types.js";
 import type { Gateway } from "./proxy/gateway.js";
+import { StdioServerTransport } from "./stdio-server.js";
 
 /** Serves until stdin closes; resolves then, after the session and every upstream are closed. */
 export async function serveStdio(
@@ -21,6 +21,7 @@ export async function serveStdio(
     process.stdin.once("close", resolve);
     transport.onclose = () => resolve();
   });
+  transport.onerror = (err) => log.warn(err.message);
   await session.connect(transport);
   const resolution = session.resolution;
   log.info("serving over stdio", {

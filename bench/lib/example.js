@@ -1,10 +1,8 @@
-/** @module The example config served for real: time to the first tools/list, and tools/list bytes per selection. */
+/** @module The example config served for real: tools/list bytes per selection (start-up is in startup.js). */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { performance } from "node:perf_hooks";
 import { pathToFileURL } from "node:url";
 import { closePool, HttpSession } from "./http-client.js";
-import { median } from "./load.js";
 import { start, stop, waitForStderr } from "./proc.js";
 import { cliPath, LISTENING } from "./targets.js";
 
@@ -31,30 +29,6 @@ export async function serve(root, config) {
     await stop(child);
     throw err;
   }
-}
-
-/** Process start → first answered tools/list, with fresh processes; upstreams start lazily on the way. */
-export async function firstToolsList(root, config, runs) {
-  const totals = [];
-  const listening = [];
-  let tools = 0;
-  for (let i = 0; i < runs; i++) {
-    const t0 = performance.now();
-    const served = await serve(root, config);
-    const { url } = served;
-    const t1 = performance.now();
-    try {
-      const s = await new HttpSession(url).initialize();
-      const { result } = await s.listTools();
-      totals.push(performance.now() - t0);
-      listening.push(t1 - t0);
-      tools = result.tools.length;
-      s.close();
-    } finally {
-      await halt(served);
-    }
-  }
-  return { runs, ms: median(totals), min: Math.min(...totals), listeningMs: median(listening), tools };
 }
 
 /** Same upstreams, no toolsets: every upstream tool exposed, which is what an all-in proxy would list. */

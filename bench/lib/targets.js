@@ -44,6 +44,13 @@ function toolpacksConfig(tmp, up) {
 
 const shellQuote = (s) => `'${s.replace(/'/g, `'\\''`)}'`;
 
+/** The peer proxies live in bench/peers (`npm run bench:install`), apart from the project's own install. */
+export const PEERS = "bench/peers/node_modules";
+const peer = (root, path) => {
+  const file = join(root, PEERS, path);
+  return () => (existsSync(file) ? undefined : `not installed (run npm run bench:install)`);
+};
+
 function httpHandle(child, url, extra = {}) {
   return {
     child,
@@ -139,10 +146,11 @@ export function targets(root) {
       label: "supergateway 4.0.0 (--stateful)",
       kind: "peer",
       note: "stateful mode spawns one upstream per session (via sh -c)",
+      skip: peer(root, "supergateway/dist/index.js"),
       async start(_ctx, up) {
         const port = await freePort();
         const cmd = [up.command, ...up.args].map(shellQuote).join(" ");
-        const bin = join(root, "node_modules/supergateway/dist/index.js");
+        const bin = join(root, PEERS, "supergateway/dist/index.js");
         const args = [bin, "--stdio", cmd, "--outputTransport", "streamableHttp", "--stateful"];
         args.push("--port", String(port), "--logLevel", "none");
         const child = start("node", args, { cwd: root });
@@ -155,9 +163,10 @@ export function targets(root) {
       label: "mcp-proxy 6.7.19 (--no-eventStore --no-modern)",
       kind: "peer",
       note: "one shared upstream; --server stream --no-eventStore --no-modern (lower CPU than its default here)",
+      skip: peer(root, "mcp-proxy/dist/bin/mcp-proxy.mjs"),
       async start(_ctx, up) {
         const port = await freePort();
-        const bin = join(root, "node_modules/mcp-proxy/dist/bin/mcp-proxy.mjs");
+        const bin = join(root, PEERS, "mcp-proxy/dist/bin/mcp-proxy.mjs");
         const args = [
           bin,
           "--port",

@@ -16,6 +16,8 @@ import { serveOAuth } from "./serve-oauth.js";
 import { limitOverrides, type ServeOptions } from "./serve-options.js";
 import { openServing } from "./serve-state.js";
 
+const OTHER_PORT = "another port: --port N or TOOLPACKS_PORT=N";
+
 export async function runServe(files: string[], opts: ServeOptions, catalog: Catalog): Promise<void> {
   const logger = createLogger({
     level: opts.logLevel,
@@ -129,8 +131,9 @@ export async function runServe(files: string[], opts: ServeOptions, catalog: Cat
   const onSignal = () => void stop(closeServer).then(() => process.exit(0));
   process.once("SIGINT", onSignal);
   process.once("SIGTERM", onSignal);
-  server.on("error", (err) => {
-    logger.error(`cannot listen: ${err.message}`);
+  server.on("error", (err: NodeJS.ErrnoException) => {
+    const hint = err.code === "EADDRINUSE" ? ` (is toolpacks already running? ${OTHER_PORT})` : "";
+    logger.error(`cannot listen: ${err.message}${hint}`);
     void stop(closeServer).then(() => process.exit(1));
   });
   server.listen(Number(opts.port), opts.host, () => {
@@ -138,7 +141,7 @@ export async function runServe(files: string[], opts: ServeOptions, catalog: Cat
     const port = typeof address === "object" && address ? address.port : opts.port;
     const host = opts.host.includes(":") ? `[${opts.host}]` : opts.host;
     oauth?.listening(`http://${host}:${port}`);
-    logger.info(`listening on http://${host}:${port}${opts.path}`, {
+    logger.info(`listening on http://${host}:${port}${opts.path} (${OTHER_PORT})`, {
       name,
       toolsets: catalog.toolsets.length,
     });

@@ -2,17 +2,16 @@
 import { type Command, Option } from "commander";
 import { parsePrincipalJson } from "../auth/requirements.js";
 import type { Catalog } from "../catalog/types.js";
-import { usesInstanceVars } from "../config/instance-vars.js";
 import { bindProblem, envFlag } from "../http/bind-check.js";
-import { select } from "../selection.js";
-import { upstreamCapabilities } from "../upstream/capabilities.js";
-import { prespawn, prespawnProbed } from "../upstream/prespawn.js";
-import { spawnSpecOf } from "../upstream/spawn-spec.js";
-import { VERSION } from "../version.js";
 import { catalogOrExit } from "./common.js";
+import { prespawnSelection } from "./serve-early.js";
 import { limitProblem, list, publicUrlProblem, type ServeOptions } from "./serve-options.js";
 
-export function registerServe(program: Command): void {
+/** `early`: the catalog serve-early.ts compiled (and prespawned from) before commander loaded, if it could. */
+export function registerServe(
+  program: Command,
+  early?: { readonly files: readonly string[]; readonly catalog: Catalog },
+): void {
   program
     .command("serve")
     .description("serve the toolsets over Streamable HTTP (one URL, selection in the query) or stdio")
@@ -148,7 +147,9 @@ export function registerServe(program: Command): void {
         process.stderr.write(`toolpacks serve: ${bad}\n`);
         process.exit(2);
       }
-      const catalog = catalogOrExit(files);
+      const same =
+        early && early.files.length === files.length && early.files.every((f, i) => f === files[i]);
+      const catalog = same ? early.catalog : catalogOrExit(files);
       const exposed =
         opts.transport !== "stdio" &&
         bindProblem({
@@ -161,8 +162,12 @@ export function registerServe(program: Command): void {
         process.stderr.write(`toolpacks serve: ${exposed}\n`);
         process.exit(2);
       }
-      // The default selection's stdio upstreams start now, on the other core, while the serving code loads.
-      prespawnDefaults(catalog, opts);
+      // The start selection's stdio upstreams start now (if serve-early.ts could not), while the serving code loads.
+      prespawnSelection(catalog, {
+        stdio: opts.transport === "stdio",
+        ...(opts.toolsets !== undefined ? { toolsets: opts.toolsets } : {}),
+        ignoreKeys: opts.ignoreQueryKey,
+      });
       const { runServe } = await import("./serve-run.js");
       await runServe(files, opts, catalog);
     });
@@ -191,28 +196,4 @@ function optionProblem(opts: ServeOptions): string | undefined {
     }
   }
   return publicUrlProblem(opts.publicUrl);
-}
-
-/** Spawns the shared stdio upstreams of what a bare URL (or, over stdio, the whole selection) will use. */
-function prespawnDefaults(catalog: Catalog, opts: ServeOptions): void {
-  const stdio = opts.transport === "stdio";
-  const query = stdio ? (opts.toolsets ?? "") : "";
-  const picked = select(catalog, query, {
-    ignoreKeys: opts.ignoreQueryKey,
-    ...(!stdio && opts.toolsets !== undefined ? { defaultSelection: opts.toolsets } : {}),
-  });
-  if (!picked.ok) return;
-  for (const name of new Set(
-    picked.selection.active.flatMap((t) => catalog.toolset.get(t)?.upstreams ?? []),
-  )) {
-    const up = catalog.upstreams.get(name);
-    if (up?.transport !== "stdio" || up.isolation !== "shared" || usesInstanceVars(up)) continue;
-    if (up.protocol !== "auto") prespawn(name, spawnSpecOf(up));
-    else {
-      // Its era is found first, on a sibling process (the real one never sees server/discover).
-      const clientInfo = { name: opts.name ?? catalog.name, version: VERSION };
-      const who = { clientCapabilities: upstreamCapabilities(up, "shared"), clientInfo };
-      prespawnProbed(name, spawnSpecOf(up), who, up.connectTimeoutMs);
-    }
-  }
 }

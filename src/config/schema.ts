@@ -9,12 +9,18 @@ export const packsSchema = JSON.parse(readFileSync(schemaUrl, "utf8")) as Record
 
 type Validate = ReturnType<Ajv2020["compile"]>;
 
-/** The validator compiled at build time (scripts/build-validator.mjs), when present. */
+/**
+ * The validator compiled at build time (scripts/build-validator.mjs), when present. Only its absence falls back
+ * to compiling here: a prebuilt file that fails to load is an error, not a silent 120 ms at every start.
+ */
 const prebuilt: Validate | undefined = await import(
   new URL("./packs-validator.js", import.meta.url).href
 ).then(
   (m: { default: Validate }) => m.default,
-  () => undefined,
+  (err: NodeJS.ErrnoException) => {
+    if (err.code === "ERR_MODULE_NOT_FOUND" && err.message.includes("packs-validator")) return undefined;
+    throw err;
+  },
 );
 
 /** Without it (tests run from src/), the schema is compiled here, once. */

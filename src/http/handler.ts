@@ -1,12 +1,9 @@
 /** @module The HTTP routes: the MCP path (Streamable HTTP), /toolsets, /healthz and /metrics. */
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import {
-  type JSONRPCMessage,
-  LATEST_PROTOCOL_VERSION,
-  SUPPORTED_PROTOCOL_VERSIONS,
-} from "@modelcontextprotocol/sdk/types.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { classifyPost } from "../modern/classify.js";
+import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from "../protocol.js";
 import type { Gateway } from "../proxy/gateway.js";
 import { TooManyInstances } from "../upstream/pool.js";
 import { type Admitted, HttpIdentity } from "./auth.js";

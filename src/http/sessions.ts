@@ -1,9 +1,9 @@
 /** @module The session table: open, find (or rebuild from a signed id), bind, expire and close HTTP sessions. */
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage } from "node:http";
-import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
 import { identityKey } from "../auth/requirements.js";
 import type { Principal } from "../auth/types.js";
+import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from "../protocol.js";
 import type { Gateway } from "../proxy/gateway.js";
 import { bindingOf, credentialsOf } from "../proxy/instances.js";
 import type { Session } from "../proxy/session.js";

@@ -1,7 +1,8 @@
 /** @module tools/call: the route, the built-in tools, handles, argument checks, the relay, capture, figures. */
-import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
+
 import type { ToolDef } from "../catalog/inventory.js";
 import type { Outcome } from "../metrics.js";
+import { ErrorCode } from "../protocol.js";
 import type { Resolution } from "../resolve.js";
 import { offersSearchTool } from "../search/deferred.js";
 import { CALL_TOOL, FIND_TOOLS } from "../search/tools.js";

@@ -1,5 +1,5 @@
 /** @module Errors on the wire: code, message and data exactly as they should reach the client. */
-import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, McpError } from "../protocol.js";
 import { AuthorizationRequiredError } from "../upstream/http-auth.js";
 
 /**

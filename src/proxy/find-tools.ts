@@ -1,5 +1,5 @@
 /** @module `find_tools` inside a session: the search of its resolution's deferred tools, and call_tool's arguments. */
-import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode } from "../protocol.js";
 import type { Resolution } from "../resolve.js";
 import {
   CALL_TOOL,

@@ -4,9 +4,9 @@
  * handle, inspects, or returns a result to capture touches the store: every other call never waits on it.
  */
 import { createHash, createHmac, randomBytes } from "node:crypto";
-import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
 import type { ToolDef } from "../catalog/inventory.js";
 import type { Logger } from "../log.js";
+import { ErrorCode } from "../protocol.js";
 import type { Route } from "../resolve.js";
 import { StoreUnavailableError } from "../state/errors.js";
 import type { StateStore, StoredValue } from "../state/types.js";

@@ -1,6 +1,7 @@
 /** @module inspect_state: its definition, and the slice of a captured value it returns (lines or a JSON path). */
-import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
+
 import type { ToolDef } from "../catalog/inventory.js";
+import { ErrorCode } from "../protocol.js";
 import type { StoredValue } from "../state/types.js";
 import { rpcError } from "./errors.js";
 

@@ -1,10 +1,6 @@
 /** @module The 2025 handshake: what a session advertises, and its answer to `initialize`. */
-import {
-  type ClientCapabilities,
-  LATEST_PROTOCOL_VERSION,
-  type ServerCapabilities,
-  SUPPORTED_PROTOCOL_VERSIONS,
-} from "@modelcontextprotocol/sdk/types.js";
+import type { ClientCapabilities, ServerCapabilities } from "@modelcontextprotocol/sdk/types.js";
+import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from "../protocol.js";
 import { rpcError } from "./errors.js";
 import type { Params } from "./peer.js";
 

@@ -1,5 +1,5 @@
 /** @module What a session answers, method by method: lists from its resolution, the rest relayed by route. */
-import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode } from "../protocol.js";
 import { type Route, routeUri } from "../resolve.js";
 import { callTool } from "./call.js";
 import { rpcError, upstreamError } from "./errors.js";

@@ -1,6 +1,6 @@
 /** @module What a tool call leaves behind: its metrics, its log line and its audit line (who, never a token or session id). */
-import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
 import type { Outcome } from "../metrics.js";
+import { ErrorCode } from "../protocol.js";
 import type { Route } from "../resolve.js";
 import type { Call, SessionState } from "./state.js";
 

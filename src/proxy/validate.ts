@@ -1,14 +1,26 @@
 /** @module Tool arguments checked against the tool's inputSchema before they are forwarded. */
 
-import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
-import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
-import { Ajv2020 } from "ajv/dist/2020.js";
+import { createRequire } from "node:module";
+import type { Ajv, ErrorObject, ValidateFunction } from "ajv";
+import { ErrorCode } from "../protocol.js";
 import type { Route } from "../resolve.js";
 import { rpcError } from "./errors.js";
 
 const options = { allErrors: true, strict: false, validateFormats: false, validateSchema: false } as const;
-const draft2020 = new Ajv2020(options);
-const draft7 = new Ajv(options);
+/**
+ * ajv's compiler loads at the first call that has a schema, not at start (~90 ms of CPU on the path of the first
+ * tools/list). It is CommonJS, so it loads synchronously, where it is needed.
+ */
+let compilers: { draft2020: Ajv; draft7: Ajv } | undefined;
+function compilerFor(dialect: string): Ajv {
+  if (!compilers) {
+    const require = createRequire(import.meta.url);
+    const { Ajv } = require("ajv") as typeof import("ajv");
+    const { Ajv2020 } = require("ajv/dist/2020.js") as typeof import("ajv/dist/2020.js");
+    compilers = { draft2020: new Ajv2020(options), draft7: new Ajv(options) };
+  }
+  return /draft-0[4-7]/.test(dialect) ? compilers.draft7 : compilers.draft2020;
+}
 /** One compiled validator per definition object: definitions are replaced when an inventory is refreshed. */
 const cache = new WeakMap<object, ValidateFunction | null>();
 
@@ -20,7 +32,7 @@ function validatorFor(definition: object, schema: unknown): ValidateFunction | n
     const dialect = String((schema as { $schema?: unknown }).$schema ?? "");
     try {
       // A schema ajv cannot compile is not ours to reject: the upstream stays the judge of its arguments.
-      v = (/draft-0[4-7]/.test(dialect) ? draft7 : draft2020).compile(schema as object);
+      v = compilerFor(dialect).compile(schema as object);
     } catch {
       v = null;
     }

@@ -1,13 +1,14 @@
 /**
- * @module The SDK client of an upstream instance: what it declares, and the roots it answers itself. An upstream
+ * @module The client of an upstream instance: what it declares, and the roots it answers itself. An upstream
  * decides its tool list by these (server-everything lists 13 tools to a bare client, 17 with them), so every
  * command declares the same for the same kind of instance: `serve`, `toolsets --live`, `check --live`.
  */
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { ErrorCode, McpError, type Notification } from "@modelcontextprotocol/sdk/types.js";
+import type { Notification } from "@modelcontextprotocol/sdk/types.js";
 import type { Root, Upstream } from "../catalog/types.js";
+import { ErrorCode, McpError } from "../protocol.js";
 import { configRoots, upstreamCapabilities } from "./capabilities.js";
 import type { InstanceKind } from "./instance.js";
+import { UpstreamRpcClient } from "./rpc-client.js";
 
 export { configRoots, upstreamCapabilities } from "./capabilities.js";
 
@@ -33,27 +34,29 @@ export interface ClientHandlers {
   onServerRequest?(request: { method: string; params?: unknown }, signal: AbortSignal): Promise<unknown>;
 }
 
-/** The SDK client of one instance: what it declares, what it answers itself, where the rest goes. */
+/** The client of one instance: what it declares, what it answers itself, where the rest goes. */
 export function upstreamClient(
   spec: Upstream,
   kind: InstanceKind,
   info: { readonly clientName: string; readonly clientVersion: string },
   handlers: ClientHandlers,
-): Client {
-  const client = new Client(
+): UpstreamRpcClient {
+  return new UpstreamRpcClient(
     { name: info.clientName, version: info.clientVersion },
-    { capabilities: upstreamCapabilities(spec, kind) },
+    upstreamCapabilities(spec, kind),
+    {
+      onNotification: (n) => {
+        if (/^notifications\/(tools|prompts|resources)\/list_changed$/.test(n.method))
+          handlers.onListChanged();
+        handlers.onNotification?.(n);
+      },
+      onRequest: async (request, signal) => {
+        const own = answerItself(spec, kind, request.method);
+        if (own) return own;
+        if (!handlers.onServerRequest)
+          throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
+        return await handlers.onServerRequest(request, signal);
+      },
+    },
   );
-  client.fallbackNotificationHandler = async (n) => {
-    if (/^notifications\/(tools|prompts|resources)\/list_changed$/.test(n.method)) handlers.onListChanged();
-    handlers.onNotification?.(n);
-  };
-  client.fallbackRequestHandler = async (request, extra) => {
-    const own = answerItself(spec, kind, request.method);
-    if (own) return own as never;
-    if (!handlers.onServerRequest)
-      throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
-    return (await handlers.onServerRequest(request, extra.signal)) as never;
-  };
-  return client;
 }

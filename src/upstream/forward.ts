@@ -1,15 +1,14 @@
 /**
- * @module Forwarded requests on one upstream connection, below the SDK client: written on the transport with
- * ids of the proxy's own (`tp:N`; the SDK client's ids are numbers) and answered straight off it, without the
- * SDK's per-request bookkeeping and result re-validation. What the upstream sends on a call's own response
+ * @module Forwarded requests on one upstream connection, below its client (rpc-client.ts): written on the
+ * transport with ids of the proxy's own (`tp:N`; the client's ids are numbers) and answered straight off it. What the upstream sends on a call's own response
  * stream (progress for our token, log lines, server→client requests) is handed to that call: it is tied to
- * the client that caused it. Everything else goes on to the SDK client, untied.
+ * the client that caused it. Everything else goes on to the connection's client, untied.
  */
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { ErrorCode, type JSONRPCMessage, McpError } from "@modelcontextprotocol/sdk/types.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import type { Implementation } from "../modern/meta.js";
 import type { LogLevel } from "../modern/wire.js";
+import { ErrorCode, McpError } from "../protocol.js";
 
 type Params = Record<string, unknown>;
 export type ServerRequest = { method: string; params?: Params };
@@ -62,32 +61,17 @@ export class Forwarder {
   /** Tied server→client requests being answered, by the upstream's id: its cancellation aborts them. */
   private readonly answering = new Map<unknown, AbortController>();
 
-  /**
-   * Takes our answers, progress and tied messages off the transport before the SDK client (or, with none, the
-   * handler the transport had) sees the rest.
-   */
-  attach(transport: Transport, client?: Client): void {
-    const handlers = client
-      ? (client as unknown as { _requestHandlerAbortControllers?: unknown })._requestHandlerAbortControllers
-      : new Map();
-    if (!(handlers instanceof Map)) {
-      throw new Error(
-        "SDK internals changed: Client._requestHandlerAbortControllers is gone (see src/upstream/forward.ts)",
-      );
-    }
-    const sdk = transport.onmessage;
+  /** Takes our answers, progress and tied messages off the transport before the client sees the rest. */
+  attach(transport: Transport): void {
+    const client = transport.onmessage;
     transport.onmessage = (message, extra) => {
       const m = message as Incoming;
       if (m.method === "notifications/cancelled") {
-        const id = m.params?.requestId;
-        const mine = this.answering.get(id);
+        const mine = this.answering.get(m.params?.requestId);
         if (mine) {
           mine.abort(m.params?.reason ?? "cancelled");
           return;
         }
-        // SDK 1.32 ignores a cancellation of request id 0 (`if (!requestId) return`): the upstream's first
-        // server→client request. Abort its handler here (typescript-sdk issue 2283).
-        if (id === 0) (handlers as Map<unknown, AbortController>).get(0)?.abort(m.params?.reason);
       }
       if (typeof m.id === "string" && !m.method) {
         const p = this.pending.get(m.id);
@@ -109,7 +93,7 @@ export class Forwarder {
       const tie = (extra as { relatedRequestId?: unknown } | undefined)?.relatedRequestId;
       const call = typeof tie === "string" ? this.pending.get(tie) : undefined;
       if (call && m.method && this.tied(transport, call.options, m)) return;
-      sdk?.(message, extra);
+      client?.(message, extra);
     };
   }
 

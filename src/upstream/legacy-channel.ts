@@ -1,16 +1,12 @@
 /**
- * @module A 2025 upstream (the `initialize` handshake, a session): the SDK client connects, lists and carries
+ * @module A 2025 upstream (the `initialize` handshake, a session): our own client connects, lists and carries
  * the untied traffic; forwarded requests go below it (forward.ts). A 2026-07-28 client's envelope, if the caller
  * left it in `_meta`, never reaches a 2025 server (a dual-era one would take the request for a 2026 one).
  */
-import {
-  ErrorCode,
-  McpError,
-  ResultSchema,
-  type ServerCapabilities,
-} from "@modelcontextprotocol/sdk/types.js";
+import type { ServerCapabilities } from "@modelcontextprotocol/sdk/types.js";
 import type { Offer } from "../catalog/inventory.js";
 import { hasClaim, withoutEnvelope } from "../modern/meta.js";
+import { ErrorCode, McpError } from "../protocol.js";
 import type { Channel, ChannelSetup, Params } from "./channel.js";
 import { answerItself, upstreamClient } from "./client.js";
 import { Forwarder, type ForwardOptions } from "./forward.js";
@@ -42,7 +38,7 @@ export async function openLegacy(setup: ChannelSetup, timeoutMs: number): Promis
     await client.close().catch(() => {});
     throw err;
   }
-  forwarder.attach(setup.built.transport, client);
+  forwarder.attach(setup.built.transport);
   open = true;
   const transport = setup.built.transport;
   return {
@@ -68,7 +64,7 @@ export async function openLegacy(setup: ChannelSetup, timeoutMs: number): Promis
     },
     listOffer(onSkipped): Promise<Offer> {
       const request = (method: string, params: Params) =>
-        client.request({ method, params } as never, ResultSchema, { timeout: timeoutMs }) as Promise<Params>;
+        client.request(method, params, { timeout: timeoutMs });
       return listOffer(request, client.getServerCapabilities() ?? {}, onSkipped);
     },
     async close() {

@@ -77,3 +77,21 @@ export class LineReader {
     this.onOverflow();
   }
 }
+
+/** One line read as a JSON-RPC 2.0 message: the message, or why it is not one; undefined for a blank line. */
+export function readMessageLine(
+  bytes: Buffer,
+): { message: object } | { problem: string; line: string } | undefined {
+  const line = bytes.toString("utf8");
+  if (!line.trim()) return undefined;
+  let message: unknown;
+  try {
+    message = JSON.parse(line);
+  } catch {
+    return { problem: "not JSON", line };
+  }
+  if (message && typeof message === "object" && (message as { jsonrpc?: unknown }).jsonrpc === "2.0") {
+    return { message };
+  }
+  return { problem: "not JSON-RPC 2.0", line };
+}

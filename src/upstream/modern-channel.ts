@@ -7,11 +7,12 @@
  * `unsubscribe` change the one `subscriptions/listen` stream, `ping` is answered at once. Results come back as
  * they are (`resultType`, `input_required`, the serverInfo stamp): the session layer decides what its client sees.
  */
-import { ErrorCode, McpError, type ServerCapabilities } from "@modelcontextprotocol/sdk/types.js";
+import type { ServerCapabilities } from "@modelcontextprotocol/sdk/types.js";
 import type { Offer } from "../catalog/inventory.js";
 import { type ParamHeader, scanParamHeaders } from "../modern/headers.js";
 import { envelopeMeta, type Implementation } from "../modern/meta.js";
 import { isRecord, LOG_LEVELS, type LogLevel } from "../modern/wire.js";
+import { ErrorCode, McpError } from "../protocol.js";
 import { upstreamCapabilities } from "./capabilities.js";
 import type { Channel, ChannelSetup, Params } from "./channel.js";
 import { Forwarder, type ForwardOptions } from "./forward.js";

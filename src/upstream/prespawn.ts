@@ -8,7 +8,7 @@ import type { ChildProcess } from "node:child_process";
 import { isDeepStrictEqual } from "node:util";
 import type { ProbeIdentity, ProbeVerdict } from "./probe.js";
 import { probeStdio } from "./probe-stdio.js";
-import { DEFAULT_KILL_GRACE_MS, endGroup } from "./process-group.js";
+import { DEFAULT_KILL_GRACE_MS, endGroup, signalGroup } from "./process-group.js";
 import { type SpawnSpec, spawnUpstream } from "./stdio-transport.js";
 
 const waiting = new Map<string, { spec: SpawnSpec; child: ChildProcess }>();
@@ -20,6 +20,7 @@ export function prespawn(name: string, spec: SpawnSpec): void {
   const child = spawnUpstream(spec);
   // An unclaimed child that fails must not crash the proxy; its connection will report the failure.
   child.on("error", () => {});
+  if (!waiting.size) process.once("exit", killUnadoptedNow);
   waiting.set(name, { spec, child });
 }
 
@@ -45,6 +46,15 @@ export function adoptProbe(name: string, spec: SpawnSpec): Promise<ProbeVerdict>
   if (!entry) return undefined;
   probes.delete(name);
   return isDeepStrictEqual(entry.spec, spec) ? entry.verdict : undefined;
+}
+
+/**
+ * The proxy exits before anything adopted them (a bad option, a config error found later, a crash while
+ * loading): their process groups are killed at once. They never served, so there is nothing to let them finish.
+ */
+function killUnadoptedNow(): void {
+  for (const { child } of waiting.values()) if (child.pid !== undefined) signalGroup(child.pid, "SIGKILL");
+  waiting.clear();
 }
 
 /** The process started for this upstream with exactly this spec, if any (once). */

@@ -9,7 +9,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import type { Readable } from "node:stream";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { DEFAULT_MAX_LINE_BYTES, LineReader, LineTooLongError } from "./lines.js";
+import { DEFAULT_MAX_LINE_BYTES, LineReader, LineTooLongError, readMessageLine } from "./lines.js";
 import { DEFAULT_KILL_GRACE_MS, endGroup, groupAlive } from "./process-group.js";
 
 export interface SpawnSpec {
@@ -109,20 +109,15 @@ export class LeanStdioTransport implements Transport {
   }
 
   private read(bytes: Buffer): void {
-    const line = bytes.toString("utf8");
-    if (!line.trim()) return;
-    let message: unknown;
-    try {
-      message = JSON.parse(line);
-    } catch {
-      this.onerror?.(new Error(`upstream wrote a line that is not JSON: ${line.slice(0, 200)}`));
+    const read = readMessageLine(bytes);
+    if (!read) return;
+    if ("problem" in read) {
+      this.onerror?.(new Error(`upstream wrote a line that is ${read.problem}: ${read.line.slice(0, 200)}`));
       return;
     }
-    if (message && typeof message === "object" && (message as { jsonrpc?: unknown }).jsonrpc === "2.0") {
-      const m = message as { id?: string | number; method?: unknown };
-      if (m.id !== undefined && m.method === undefined) this.unanswered.delete(m.id);
-      this.onmessage?.(message as JSONRPCMessage);
-    } else this.onerror?.(new Error(`upstream wrote a line that is not JSON-RPC 2.0: ${line.slice(0, 200)}`));
+    const m = read.message as { id?: string | number; method?: unknown };
+    if (m.id !== undefined && m.method === undefined) this.unanswered.delete(m.id);
+    this.onmessage?.(read.message as JSONRPCMessage);
   }
 
   /**

@@ -4,6 +4,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { afterAll, describe, expect, test } from "vitest";
 import { CLI, FIXTURE, ROOT, type Run, runCli, stdioClient, tempDir, toolNames } from "../helpers/proc.js";
+import { unless } from "../helpers/skip.js";
 
 const tmp = tempDir();
 const children: ChildProcess[] = [];
@@ -326,7 +327,10 @@ describe("init --live against real servers", () => {
     expect(check.code).toBe(0);
   });
 
-  test.skipIf(!existsSync("/usr/bin/script"))("progress is silent on a terminal", async () => {
+  const noScript = existsSync("/usr/bin/script")
+    ? undefined
+    : "/usr/bin/script (runs a command on a pseudo-terminal) is missing: apt-get install -y bsdutils, then run this file again";
+  test.skipIf(noScript !== undefined)(unless(noScript, "progress is silent on a terminal"), async () => {
     const from = tmp.file(
       "tty.json",
       JSON.stringify({ mcpServers: { fixture: { command: "node", args: [FIXTURE] } } }),

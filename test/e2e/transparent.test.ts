@@ -670,9 +670,9 @@ describe("through the probe", () => {
     await cancelledSampling("only=probe", true);
   });
 
-  // The SDK Client toolpacks keeps per upstream ignores notifications/cancelled for request id 0
-  // (typescript-sdk issue 2283: `if (!params.requestId) return`), and id 0 is an upstream's first
-  // server→client request: src/upstream/forward.ts works around it.
+  // id 0 is an upstream's first server→client request; the SDK 1.x Client ignored notifications/cancelled for
+  // it (typescript-sdk issue 2283: `if (!params.requestId) return`). src/upstream/rpc-client.ts, which replaced
+  // it, aborts by id, 0 included.
   test("the cancellation of an upstream's first server→client request (id 0) is dropped", async () => {
     await cancelledSampling("only=fresh", false);
   });

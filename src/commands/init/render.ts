@@ -108,7 +108,7 @@ export function renderPacks(
     head.push("#", `# Not carried over: ${JSON.stringify(s.original)}: ${s.reason}.`);
   head.push(
     "#",
-    "# Check it with `npx toolpacks check FILE`; the format is in SPEC.md of the toolpacks package.",
+    "# Check it with `toolpacks check FILE`; the format is in SPEC.md of the toolpacks package.",
   );
   const lines = [...head, "", "upstreams:", ...plan.upstreams.flatMap(renderUpstream)];
   if (live) lines.push(...renderToolsets(plan, live));

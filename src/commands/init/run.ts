@@ -98,6 +98,6 @@ export async function runInit(opts: InitOptions): Promise<void> {
       live
         ? `, ${toolsets} toolset(s) to regroup by subject`
         : "; each is served as a toolset of its own name"
-    }\nnext: npx toolpacks check ${opts.output}, then npx toolpacks serve ${opts.output}\n`,
+    }\nnext: toolpacks check ${opts.output}, then toolpacks serve ${opts.output}\n`,
   );
 }
