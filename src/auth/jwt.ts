@@ -1,7 +1,8 @@
 /** @module JWT access tokens (RFC 9068) verified locally with jose: signature, iss, aud, exp/nbf, alg, typ. */
-import { errors, type JWTVerifyOptions, type JWTVerifyResult, jwtVerify } from "jose";
+import type { errors as Errors, JWTVerifyOptions, JWTVerifyResult } from "jose";
 import { principalFromClaims } from "./claims.js";
 import { AuthServerError } from "./fetch-json.js";
+import { jose } from "./jose.js";
 import type { KeySource } from "./keys.js";
 import type { Principal } from "./types.js";
 
@@ -62,13 +63,14 @@ export async function verifyJwt(token: string, c: JwtCheck): Promise<Verdict> {
     clockTolerance: CLOCK_SKEW_S,
     currentDate: new Date(c.now()),
   };
+  const { errors, jwtVerify } = await jose();
   let result: JWTVerifyResult;
   try {
     result = await jwtVerify(token, (header) => c.keys.key(header), options);
   } catch (e) {
-    if (!(e instanceof errors.JWKSMultipleMatchingKeys)) return verdictOf(e);
+    if (!(e instanceof errors.JWKSMultipleMatchingKeys)) return verdictOf(e, errors);
     // Several published keys fit the header (no kid): the one whose signature verifies is the key.
-    const found = await tryEach(token, e, options);
+    const found = await tryEach(token, e, options, await jose());
     if (!found.ok) return found.verdict;
     result = found.result;
   }
@@ -87,8 +89,9 @@ export async function verifyJwt(token: string, c: JwtCheck): Promise<Verdict> {
 
 async function tryEach(
   token: string,
-  candidates: errors.JWKSMultipleMatchingKeys,
+  candidates: Errors.JWKSMultipleMatchingKeys,
   options: JWTVerifyOptions,
+  { errors, jwtVerify }: Awaited<ReturnType<typeof jose>>,
 ): Promise<{ ok: true; result: JWTVerifyResult } | { ok: false; verdict: Verdict }> {
   let last: unknown = candidates;
   for await (const key of candidates) {
@@ -99,11 +102,11 @@ async function tryEach(
       if (!(e instanceof errors.JWSSignatureVerificationFailed)) break;
     }
   }
-  return { ok: false, verdict: verdictOf(last) };
+  return { ok: false, verdict: verdictOf(last, errors) };
 }
 
 /** A jose (or fetch) failure as a description that quotes nothing from the token. */
-function verdictOf(e: unknown): Verdict {
+function verdictOf(e: unknown, errors: typeof Errors): Verdict {
   if (e instanceof AuthServerError) {
     return {
       ok: false,

@@ -1,7 +1,8 @@
 /** @module The issuer's signing keys: discovered once, cached, refetched for an unknown `kid` at most once per cooldown. */
-import { createLocalJWKSet, errors, type JSONWebKeySet, type JWSHeaderParameters } from "jose";
+import type { createLocalJWKSet, JSONWebKeySet, JWSHeaderParameters } from "jose";
 import { discover } from "./discovery.js";
 import { AuthServerError, displayUrl, fetchJson } from "./fetch-json.js";
+import { jose } from "./jose.js";
 import type { AuthLogger } from "./types.js";
 
 /** At most one JWKS request per this long, whatever asks (unknown kids, expiry, failures). */
@@ -46,6 +47,7 @@ export function createKeySource(o: KeySourceOptions): KeySource {
       }
       fetches++;
       const doc = await fetchJson(o.fetch, jwksUri, { headers: { accept: "application/json" } }, o.closing);
+      const { createLocalJWKSet } = await jose();
       let resolve: KeyResolver;
       try {
         resolve = createLocalJWKSet(doc as unknown as JSONWebKeySet);
@@ -87,7 +89,7 @@ export function createKeySource(o: KeySourceOptions): KeySource {
       try {
         return await before.resolve(header);
       } catch (e) {
-        if (!(e instanceof errors.JWKSNoMatchingKey)) throw e;
+        if (!(e instanceof (await jose()).errors.JWKSNoMatchingKey)) throw e;
         // An unknown kid: the issuer may have rotated. Ask again, unless we asked recently.
         await refresh();
         if (keys === before) throw e;

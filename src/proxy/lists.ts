@@ -1,6 +1,5 @@
 /** @module The list results of a resolution, and its tool-search index: built once, shared by every session with that resolution. */
 import type { Resolution } from "../resolve.js";
-import { buildIndexAsync } from "../search/build.js";
 import { listedRoutes, searchEntries, searchToolDefs } from "../search/deferred.js";
 import type { ToolIndex } from "../search/types.js";
 import { INSPECT_TOOL, inspectToolDef } from "./handles.js";
@@ -50,7 +49,8 @@ export function listsOf(resolution: Resolution, withToolsetsTool: boolean, captu
 export function searchIndexOf(resolution: Resolution): Promise<ToolIndex> {
   let index = indexes.get(resolution);
   if (!index) {
-    index = buildIndexAsync(searchEntries(resolution));
+    // minisearch loads with the first search, not at start.
+    index = import("../search/build.js").then((m) => m.buildIndexAsync(searchEntries(resolution)));
     indexes.set(resolution, index);
   }
   return index;

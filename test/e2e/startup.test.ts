@@ -92,7 +92,8 @@ test("the upstream spawned before the serving code loads is the one that serves:
   const starts = join(tmp.dir, "starts.txt");
   const counted = tmp.file(
     "counted.yaml",
-    `upstreams:\n  echo: { command: sh, args: ["-c", "echo started >> '${starts}'; exec node '${ECHO}'"] }\n`,
+    // Pinned: with \`protocol: auto\` the era is probed first on a sibling process (SPEC §12.7), a start of its own.
+    `upstreams:\n  echo: { command: sh, args: ["-c", "echo started >> '${starts}'; exec node '${ECHO}'"], protocol: "2025" }\n`,
   );
   const transport = new StdioClientTransport({
     command: process.execPath,
