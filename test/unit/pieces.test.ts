@@ -10,7 +10,7 @@ import { BACKOFF_CAP_MS, backoffDelay } from "../../src/upstream/backoff.js";
 const req = (headers: Record<string, string>) => ({ headers }) as unknown as IncomingMessage;
 
 describe("restart backoff", () => {
-  test("a crashing upstream is restarted in a tight loop, or waits forever", () => {
+  test("a crashing upstream is restarted at once, then after doubling delays up to a cap", () => {
     expect([1, 2, 3, 4, 5].map(backoffDelay)).toEqual([0, 1000, 2000, 4000, 8000]);
     expect(backoffDelay(50)).toBe(BACKOFF_CAP_MS);
   });
@@ -71,13 +71,13 @@ describe("handles", () => {
     captureOverBytes: 10,
   } as Route;
   const big = (n: number) => ({ content: [{ type: "text", text: "x".repeat(n) }] });
-  test("an error result or a small one is captured", () => {
+  test("an error result or a small one is returned as it is, not captured", () => {
     const store = new HandleStore(1000);
     expect(store.capture(route, { ...big(50), isError: true })).toEqual({ ...big(50), isError: true });
     expect(store.capture(route, big(5))).toEqual(big(5));
     expect(store.size).toBe(0);
   });
-  test("a string parameter gets structured data, or an object parameter gets text", () => {
+  test("a string parameter gets text and an object parameter gets structured data", () => {
     const store = new HandleStore(10_000);
     store.capture(route, {
       content: [{ type: "text", text: '{"a":[1,2]}'.padEnd(40) }],
@@ -93,7 +93,7 @@ describe("handles", () => {
       x: 1,
     });
   });
-  test("a value larger than the session budget evicts everything else", () => {
+  test("a value larger than the session budget is returned whole and evicts nothing", () => {
     const store = new HandleStore(100);
     store.capture(route, big(60));
     expect(store.capture(route, big(500))).toEqual(big(500));
@@ -102,7 +102,7 @@ describe("handles", () => {
 });
 
 describe("request guards", () => {
-  test("a rebinding Host or a foreign Origin passes", () => {
+  test("a rebinding Host or a foreign Origin is refused", () => {
     const loop = ["localhost", "127.0.0.1", "[::1]"];
     expect(rebindingProblem(req({ host: "127.0.0.1:4040" }), loop)).toBeUndefined();
     expect(rebindingProblem(req({ host: "evil.example.com" }), loop)).toMatch(/Host/);
@@ -118,7 +118,7 @@ describe("request guards", () => {
       ]),
     ).toBeUndefined();
   });
-  test("a wrong or missing bearer token is let through", () => {
+  test("a wrong or missing bearer token is refused", () => {
     expect(authorized(req({}), [])).toBe(true);
     expect(authorized(req({}), ["abcdefgh"])).toBe(false);
     expect(authorized(req({ authorization: "Bearer abcdefgi" }), ["abcdefgh"])).toBe(false);
