@@ -66,9 +66,9 @@ function checkTexts(texts: TextFile[], env: Record<string, string>): boolean {
 }
 
 /**
- * Known bug (pinned below): src/config/source.ts calls `doc.toJS()` unguarded, so an alias yaml cannot resolve
- * (undefined anchor, or more than 100 expansions) throws out of the loader. The random properties skip exactly
- * those texts, so they keep checking everything else; the pinned tests fail loudly once it is fixed.
+ * An alias that cannot resolve (undefined anchor, or more than 100 expansions) is a located error from
+ * src/config/source.ts; the tests below pin that. The random properties skip exactly those texts, so they
+ * keep checking everything else.
  */
 function hitsAliasCrash(text: string): boolean {
   const doc = parseDocument(text, { prettyErrors: false, uniqueKeys: true });
