@@ -9,7 +9,7 @@ const tmp = tempDir();
 afterAll(() => tmp.cleanup());
 
 describe("embedding", () => {
-  test("mounting toolpacks in Express swallows the app's own routes, or leaks upstream processes on close", async () => {
+  test("mounting toolpacks in Express keeps the app's own routes, and leaks no upstream process on close", async () => {
     const config = tmp.file(
       "packs.yaml",
       `

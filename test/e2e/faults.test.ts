@@ -52,7 +52,7 @@ async function until<T>(f: () => Promise<T | undefined> | T | undefined, ms = 15
 }
 
 describe("a stdio upstream that dies", () => {
-  test("its in-flight calls hang, the other upstream's session notices, and it stays dead", async () => {
+  test("its in-flight calls fail, the other upstream's session does not notice, and the next use restarts it", async () => {
     const ev = join(tmp.dir, "crash.events");
     const served = await start(`
 upstreams:
@@ -101,7 +101,7 @@ toolsets:
     expect(await toolNames(fresh)).toEqual(["echo", "slow", "fail", "o_echo", "list_server_toolsets"]);
   });
 
-  test("a second crash restarts at once instead of backing off", async () => {
+  test("a second crash backs off before restarting, and says when", async () => {
     const ev = join(tmp.dir, "crash2.events");
     const served = await start(`
 upstreams:
@@ -124,7 +124,7 @@ upstreams:
 });
 
 describe("timeouts", () => {
-  test("a hung call hangs forever and blocks the other upstreams", async () => {
+  test("a hung call times out and never blocks the other upstreams", async () => {
     const ev = join(tmp.dir, "slow.events");
     const served = await start(`
 upstreams:
@@ -144,7 +144,7 @@ upstreams:
     await until(() => events(ev).some((e) => e.event === "cancelled"));
   });
 
-  test("an upstream that never initializes blocks the gateway", async () => {
+  test("an upstream that never initializes does not block the gateway", async () => {
     const served = await start(`
 upstreams:
   mute: { command: node, args: ["-e", "setInterval(() => {}, 1000)"], connect_timeout: 0.5 }
@@ -171,7 +171,7 @@ describe("an HTTP upstream", () => {
     return { proc, port: await listening };
   }
 
-  test("an upstream that restarts (forgetting our session) breaks every later call", async () => {
+  test("an upstream that restarts (forgetting our session) serves later calls again", async () => {
     const first = await startHttpUpstream();
     const served = await start(`upstreams:\n  web: { url: "http://127.0.0.1:${first.port}/mcp" }\n`);
     const c = await client(served);
@@ -191,7 +191,7 @@ describe("an HTTP upstream", () => {
 });
 
 describe("bad input and a bad reload", () => {
-  test("arguments that do not fit the schema are forwarded without a word", async () => {
+  test("arguments that do not fit the schema are refused with -32602 naming the problem, unless opted out", async () => {
     const served = await start(`
 upstreams:
   strict: { command: node, args: ["${FIXTURE}", "--tools", "echo"] }
@@ -213,7 +213,7 @@ upstreams:
     expect(forwarded.message).toMatch(/Invalid tools\/call result/);
   });
 
-  test("an invalid reload replaces a valid config, and a valid one drops live sessions", async () => {
+  test("an invalid reload keeps the valid config, and a valid one keeps live sessions", async () => {
     const file = tmp.file(
       "reload.yaml",
       `upstreams:\n  main: { command: node, args: ["${FIXTURE}"] }\ntoolsets:\n  core: { tools: [main/echo] }\n`,
@@ -249,7 +249,7 @@ upstreams:
 });
 
 describe("security", () => {
-  test("the MCP path and /toolsets are open without a token, or /healthz is closed", async () => {
+  test("the MCP path and /toolsets need a token, and /healthz is open", async () => {
     const served = await start(
       `auth: { tokens: ["\${GW_TOKEN}"] }\nupstreams:\n  main: { command: node, args: ["${FIXTURE}", "--tools", "echo"] }\n`,
       [],
@@ -270,7 +270,7 @@ describe("security", () => {
     expect(await toolNames(ok)).toEqual(["echo", "list_server_toolsets"]);
   });
 
-  test("a forged Host or Origin is served (DNS rebinding)", async () => {
+  test("a forged Host or Origin is refused (DNS rebinding)", async () => {
     const served = await start(
       `upstreams:\n  main: { command: node, args: ["${FIXTURE}", "--tools", "echo"] }\n`,
     );
@@ -286,7 +286,7 @@ describe("security", () => {
     expect(await post({ host: u(served), origin: `http://${u(served)}` })).toBe(200);
   });
 
-  test("clients with different credentials share one upstream session, or a header leaks to another upstream", async () => {
+  test("clients with different credentials never share one upstream session, and a header never leaks to another upstream", async () => {
     const web = spawn(process.execPath, [join(ROOT, "test/fixtures/http-echo-server.mjs"), "0"], {
       stdio: ["ignore", "ignore", "pipe"],
     });
@@ -349,7 +349,7 @@ toolsets:
     expect(report.toolsets.find((t) => t.name === "plain")?.headers).toBeUndefined();
   });
 
-  test("a stdio upstream's per-credential processes mix their environments", async () => {
+  test("a stdio upstream's per-credential processes never mix their environments", async () => {
     const served = await start(`
 upstreams:
   every: { command: mcp-server-everything, header_env: { x-api-key: API_KEY } }
@@ -369,7 +369,7 @@ toolsets:
     expect(bob).not.toContain("alice-key-1");
   });
 
-  test("isolation: per-session mixes two users in one process, or exceeds its cap silently", async () => {
+  test("isolation: per-session gives each user its own process, and refuses past its cap naming it", async () => {
     const ev = join(tmp.dir, "iso.events");
     const served = await start(`
 upstreams:

@@ -47,7 +47,7 @@ afterAll(async () => {
 });
 
 describe("capture and handles", () => {
-  test("a large file costs the model its full size, and cannot be written back without copying it", async () => {
+  test("a large file costs the model a handle, not its full size, and is written back through it", async () => {
     const c = await open();
     const tools = (await c.listTools()).tools;
     expect(tools.map((t) => t.name)).toEqual([
@@ -80,7 +80,7 @@ describe("capture and handles", () => {
     expect(offTotal).toBeGreaterThan(onTotal * 50);
   });
 
-  test("a handle from one session is honoured in another", async () => {
+  test("a handle from one session is refused in another", async () => {
     const a = await open();
     await a.callTool({ name: "read_text_file", arguments: { path: join(work, "big.txt") } });
     const b = await open();
@@ -94,7 +94,7 @@ describe("capture and handles", () => {
     expect(err.message).toMatch(/Unknown or expired handle @state:files\/read_text_file\/1/);
   });
 
-  test("captured values grow without bound, or evict the newest first", async () => {
+  test("captured values stay within their budget, evicting the oldest first", async () => {
     const c = await open();
     for (let i = 0; i < 3; i++)
       await c.callTool({ name: "read_text_file", arguments: { path: join(work, "big.txt") } });
@@ -116,7 +116,7 @@ describe("capture and handles", () => {
     expect(evicted.message).toMatch(/expired handle @state:files\/read_text_file\/1/);
   });
 
-  test("inspect_state returns the whole value instead of the slice asked for", async () => {
+  test("inspect_state returns the slice asked for, not the whole value", async () => {
     const c = await open();
     await c.callTool({ name: "read_text_file", arguments: { path: join(work, "big.txt") } });
     const r = (

@@ -62,7 +62,7 @@ interface LiveJson {
 }
 
 describe("toolsets --live", () => {
-  test("a disabled pack shows no cost, and the selection is not compared with everything on", async () => {
+  test("a disabled pack shows its cost, and the selection is compared with everything on", async () => {
     const r = await cli(["toolsets", "--live", config]);
     expect(r.code).toBe(0);
     const rows: Record<string, string[]> = Object.fromEntries(
@@ -97,7 +97,7 @@ describe("toolsets --live", () => {
     expect(alive(Number(readFileSync(pidFile, "utf8")))).toBe(false);
   });
 
-  test("--json drops the figures of /toolsets, or prints something besides the payload", async () => {
+  test("--json keeps the figures of /toolsets and prints only the payload", async () => {
     const r = await cli(["toolsets", "--live", config, "--select", "math&typo", "--json"]);
     expect(r.code).toBe(0);
     const body = JSON.parse(r.stdout) as LiveJson;
@@ -119,7 +119,7 @@ describe("toolsets --live", () => {
     expect(body.everything.schema_bytes).toBe(body.schema_bytes + meta + 1); // + the comma between list items
   });
 
-  test("the offline --json grows fields it cannot know without --live", async () => {
+  test("the offline --json has no fields it cannot know without --live", async () => {
     const r = await cli(["toolsets", config, "--json"]);
     expect(r.code).toBe(0);
     const body = JSON.parse(r.stdout) as Record<string, unknown>;
@@ -127,7 +127,7 @@ describe("toolsets --live", () => {
     expect((body.toolsets as Entry[])[0]).not.toHaveProperty("schema_bytes");
   });
 
-  test("the figure differs from what a session's tools/list really costs", async () => {
+  test("the figure is what a session's tools/list really costs", async () => {
     const live = JSON.parse(
       (await cli(["toolsets", "--live", config, "--select", "meta", "--json"])).stdout,
     ) as LiveJson;
@@ -172,7 +172,7 @@ describe("toolsets --live", () => {
 });
 
 describe("check --live", () => {
-  test("a member naming a tool the upstream no longer lists passes", async () => {
+  test("a member naming a tool the upstream no longer lists fails the check", async () => {
     const file = tmp.file(
       "drift.yaml",
       `
@@ -210,7 +210,7 @@ toolsets:
     expect(allowed.stdout).toMatch(/^ok \(--allow-missing\): 2 missing member\(s\)/m);
   });
 
-  test("an upstream that cannot be reached passes the check", async () => {
+  test("an upstream that cannot be reached fails the check", async () => {
     const file = tmp.file(
       "down.yaml",
       `
@@ -237,7 +237,7 @@ toolsets:
     expect(r.stdout).toMatch(/^FAIL: 0 missing member\(s\), 1 unreachable upstream\(s\)/m);
   });
 
-  test("tools no toolset claims are not listed when nothing else is wrong", async () => {
+  test("tools no toolset claims are listed even when nothing else is wrong", async () => {
     const r = await cli(["check", "--live", config]);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^ok: .*packs\.yaml: 2 upstream\(s\), 3 toolset\(s\)$/m);
@@ -248,7 +248,7 @@ toolsets:
     expect(r.stderr).toBe("");
   });
 
-  test("a config that does not compile is taken live anyway", async () => {
+  test("a config that does not compile is never taken live", async () => {
     const file = tmp.file(
       "bad.yaml",
       `

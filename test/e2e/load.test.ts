@@ -71,7 +71,7 @@ async function until(check: () => boolean | Promise<boolean>, what: string, wait
 }
 
 describe("under load", () => {
-  test("500 sessions leak memory, sessions or processes", async () => {
+  test("500 sessions leak no memory, sessions or processes", async () => {
     const url = served.url();
     const pid = served.proc.pid!;
 

@@ -14,7 +14,7 @@ const headers = {
 };
 
 describe("stateless mode", () => {
-  test("a stateless server hands out session ids, or needs one to answer a call", async () => {
+  test("a stateless server hands out no session id, and needs none to answer a call", async () => {
     const s = await serve(["--stateless", config()]);
     try {
       const init = await fetch(s.url(), {
@@ -48,7 +48,7 @@ describe("stateless mode", () => {
 });
 
 describe("logs", () => {
-  test("log lines are not one JSON object each, or lose the request id of a call", async () => {
+  test("log lines are one JSON object each, and keep the request id of a call", async () => {
     const s = await serve(["--log-format", "json", "--log-level", "debug", config()]);
     try {
       const init = await fetch(s.url(), {

@@ -25,7 +25,7 @@ const noNginx =
     ? undefined
     : "nginx is not installed: apt-get install -y nginx-light (.ci/run does), then run this file again";
 describe.skipIf(noNginx !== undefined)(unless(noNginx, "replicas behind nginx"), () => {
-  test("a session breaks when its calls land on a replica that did not open it, or when that replica dies", async () => {
+  test("a session survives its calls landing on a replica that did not open it, and that replica dying", async () => {
     const config = tmp.file(
       "packs.yaml",
       `upstreams:\n  main: { command: node, args: ["${FIXTURE}", "--tools", "echo"] }\n`,
@@ -62,7 +62,7 @@ describe.skipIf(noNginx !== undefined)(unless(noNginx, "replicas behind nginx"),
     }
   });
 
-  test("a forged or altered session id is accepted by a replica", async () => {
+  test("a forged or altered session id is refused by a replica", async () => {
     const config = tmp.file(
       "packs2.yaml",
       `upstreams:\n  main: { command: node, args: ["${FIXTURE}", "--tools", "echo"] }\n`,

@@ -50,29 +50,29 @@ async function open(query: string): Promise<Client> {
 
 describe("one URL serves exactly the tools its query asks for", () => {
   test.each([
-    ["a bare URL serves more than the defaults", "", [...BASICS, ...FILES, T]],
-    ["a bare flag is ignored", "notes", [...BASICS, ...FILES, ...NOTES, T]],
-    ["a flag with a value is ignored", "notes=1", [...BASICS, ...FILES, ...NOTES, T]],
+    ["a bare URL serves the defaults only", "", [...BASICS, ...FILES, T]],
+    ["a bare flag adds its toolset", "notes", [...BASICS, ...FILES, ...NOTES, T]],
+    ["a flag with a value adds its toolset", "notes=1", [...BASICS, ...FILES, ...NOTES, T]],
     [
-      "toolsets= with two names adds only one",
+      "toolsets= with two names adds both",
       "toolsets=notes,diagnostics",
       [...BASICS, ...FILES, ...NOTES, ...DIAG, T],
     ],
     [
-      "space-separated names are read as one",
+      "space-separated names are read as two",
       "toolsets=notes%20diagnostics",
       [...BASICS, ...FILES, ...NOTES, ...DIAG, T],
     ],
-    ["only= keeps the defaults", "only=notes", [...NOTES, T]],
-    ["without= is ignored", "without=files", [...BASICS, T]],
-    ["only= and without= together misbehave", "only=notes,basics&without=notes", [...BASICS, T]],
-    ["an unknown name refuses the connection", "bogus&only=diagnostics", [...DIAG, T]],
+    ["only= drops the defaults", "only=notes", [...NOTES, T]],
+    ["without= removes a default", "without=files", [...BASICS, T]],
+    ["only= and without= together: without= wins", "only=notes,basics&without=notes", [...BASICS, T]],
+    ["an unknown name does not refuse the connection", "bogus&only=diagnostics", [...DIAG, T]],
   ])("%s (?%s)", async (_bug, query, expected) => {
     const c = await open(query);
     expect(await toolNames(c)).toEqual(expected);
   });
 
-  test("a renamed tool is called under its exposed name and reaches the wrong upstream tool", async () => {
+  test("a renamed tool is called under its exposed name and reaches the right upstream tool", async () => {
     const c = await open("only=diagnostics");
     const r = await c.callTool({ name: "weather", arguments: { location: "Chicago" } });
     expect(r.structuredContent).toMatchObject({ temperature: expect.any(Number) });
@@ -82,7 +82,7 @@ describe("one URL serves exactly the tools its query asks for", () => {
     );
   });
 
-  test("a call through the proxy loses the upstream's result", async () => {
+  test("a call through the proxy keeps the upstream's result", async () => {
     const c = await open("");
     expect(await c.callTool({ name: "get-sum", arguments: { a: 2, b: 40 } })).toMatchObject({
       content: [{ type: "text", text: expect.stringContaining("42") }],
@@ -91,7 +91,7 @@ describe("one URL serves exactly the tools its query asks for", () => {
     expect(JSON.stringify(dir.content)).toContain("README.md");
   });
 
-  test("an unknown tool is answered without naming it", async () => {
+  test("an unknown tool is answered naming it", async () => {
     const c = await open("");
     await expect(c.callTool({ name: "create_entities", arguments: {} })).rejects.toMatchObject({
       code: -32602,
@@ -101,7 +101,7 @@ describe("one URL serves exactly the tools its query asks for", () => {
 });
 
 describe("what a client can learn before and inside a session", () => {
-  test("/healthz starts or asks an upstream", async () => {
+  test("/healthz answers ok, with the name and the session count", async () => {
     const r = await fetch(`${served.base}/healthz`);
     expect(r.status).toBe(200);
     expect(await r.json()).toMatchObject({
@@ -111,7 +111,7 @@ describe("what a client can learn before and inside a session", () => {
     });
   });
 
-  test("/toolsets disagrees with what a session gets", async () => {
+  test("/toolsets agrees with what a session gets", async () => {
     const r = await fetch(`${served.base}/toolsets?notes&benchmrks`);
     const body = (await r.json()) as Record<string, unknown>;
     expect(body.active).toEqual(["basics", "files", "notes"]);
@@ -132,7 +132,7 @@ describe("what a client can learn before and inside a session", () => {
     expect(await toolNames(c)).toEqual(body.tools);
   });
 
-  test("a query over the bounds crashes the route instead of a clear 400", async () => {
+  test("a query over the bounds gets a clear 400, not a crash", async () => {
     const r = await fetch(
       `${served.base}/toolsets?toolsets=${Array.from({ length: 400 }, (_, i) => `n${i}`).join(",")}`,
     );
@@ -140,7 +140,7 @@ describe("what a client can learn before and inside a session", () => {
     expect(((await r.json()) as { error: string }).error).toMatch(/too many/);
   });
 
-  test("instructions of toolsets the session did not select leak into it", async () => {
+  test("instructions of toolsets the session did not select never leak into it", async () => {
     const c = await open("only=notes");
     expect(c.getInstructions()).toBe(
       "Tools are grouped by subject. Call list_server_toolsets to see what else this server offers.\n\n## Notes\n\nSearch the graph before you create an entity; add observations rather than duplicates.",
@@ -150,7 +150,7 @@ describe("what a client can learn before and inside a session", () => {
     expect(d.getInstructions()).not.toContain("## Notes");
   });
 
-  test("list_server_toolsets answers differently from /toolsets", async () => {
+  test("list_server_toolsets answers as /toolsets does", async () => {
     const c = await open("without=files&typo");
     const tool = (await c.listTools()).tools.find((t) => t.name === T);
     expect(tool?.annotations).toMatchObject({
@@ -171,7 +171,7 @@ describe("what a client can learn before and inside a session", () => {
 });
 
 describe("sessions", () => {
-  test("a request without a session id, or with an unknown one, is accepted", async () => {
+  test("a request without a session id, or with an unknown one, is refused", async () => {
     const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" });
     const headers = { "content-type": "application/json", accept: "application/json, text/event-stream" };
     const missing = await fetch(served.url(), { method: "POST", headers, body });
@@ -186,7 +186,7 @@ describe("sessions", () => {
     expect(await unknown.json()).toMatchObject({ jsonrpc: "2.0", error: { code: -32001 } });
   });
 
-  test("DELETE leaves the session usable", async () => {
+  test("DELETE ends the session", async () => {
     const c = await open("");
     const transport = c.transport as unknown as { sessionId: string; terminateSession(): Promise<void> };
     const id = transport.sessionId;
@@ -206,9 +206,9 @@ describe("sessions", () => {
 
 describe("over stdio", () => {
   test.each([
-    ["--toolsets is ignored over stdio", ["--toolsets", "only=notes"], [...NOTES, T]],
-    ["the stdio default differs from HTTP", [], [...BASICS, ...FILES, T]],
-    ["without= is ignored over stdio", ["--toolsets", "diagnostics&without=files"], [...BASICS, ...DIAG, T]],
+    ["--toolsets selects over stdio", ["--toolsets", "only=notes"], [...NOTES, T]],
+    ["the stdio default is the HTTP default", [], [...BASICS, ...FILES, T]],
+    ["without= works over stdio", ["--toolsets", "diagnostics&without=files"], [...BASICS, ...DIAG, T]],
   ])("%s", async (_bug, args, expected) => {
     const { client } = await stdioClient([...args, "packs.example.yaml"], env);
     try {
@@ -221,7 +221,7 @@ describe("over stdio", () => {
     }
   });
 
-  test("the stdio server and its upstreams outlive the client closing stdin", async () => {
+  test("the stdio server and its upstreams exit when the client closes stdin", async () => {
     const { client, pid } = await stdioClient(["--toolsets", "notes", "packs.example.yaml"], env);
     await client.listTools();
     const proxy = pid()!;
@@ -233,7 +233,7 @@ describe("over stdio", () => {
 });
 
 describe("shutdown", () => {
-  test("SIGTERM leaves orphaned upstream processes or a non-zero exit", async () => {
+  test("SIGTERM exits 0 and leaves no orphaned upstream process", async () => {
     const own = await serve(["packs.example.yaml"], env);
     const c = await httpClient(own.url("notes"));
     await c.listTools();

@@ -66,9 +66,9 @@ function checkTexts(texts: TextFile[], env: Record<string, string>): boolean {
 }
 
 /**
- * Known bug (pinned below): src/config/source.ts calls `doc.toJS()` unguarded, so an alias yaml cannot resolve
- * (undefined anchor, or more than 100 expansions) throws out of the loader. The random properties skip exactly
- * those texts, so they keep checking everything else; the pinned tests fail loudly once it is fixed.
+ * An alias that cannot resolve (undefined anchor, or more than 100 expansions) is a located error from
+ * src/config/source.ts; the tests below pin that. The random properties skip exactly those texts, so they
+ * keep checking everything else.
  */
 function hitsAliasCrash(text: string): boolean {
   const doc = parseDocument(text, { prettyErrors: false, uniqueKeys: true });
@@ -471,7 +471,7 @@ const yamlSoup = fc
 const RUNS = Number(process.env.CONFIG_PROPERTY_RUNS ?? 400);
 
 describe("the config loader on random input", () => {
-  test("an arbitrary text throws, or yields an error without a position", () => {
+  test("an arbitrary text never throws, and every error it yields has a position", () => {
     fc.assert(
       fc.property(fc.string({ unit: "binary", maxLength: 400 }), (t) => {
         fc.pre(!hitsAliasCrash(t));
@@ -481,7 +481,7 @@ describe("the config loader on random input", () => {
     );
   });
 
-  test("YAML syntax soup (anchors, tags, flow, directives) throws or loses its position", () => {
+  test("YAML syntax soup (anchors, tags, flow, directives) never throws nor loses its position", () => {
     fc.assert(
       fc.property(yamlSoup, (t) => {
         fc.pre(!hitsAliasCrash(t));
@@ -491,7 +491,7 @@ describe("the config loader on random input", () => {
     );
   });
 
-  test("a structured config with wrong types, unknown keys, odd names and ${VAR}s throws or is not frozen", () => {
+  test("a structured config with wrong types, unknown keys, odd names and ${VAR}s never throws, and compiles frozen", () => {
     let valid = 0;
     fc.assert(
       fc.property(
@@ -509,7 +509,7 @@ describe("the config loader on random input", () => {
     expect(valid).toBeGreaterThan(0);
   });
 
-  test("several files: an error points into the wrong file, or the merged catalog is mutable", () => {
+  test("several files: an error points into its own file, and the merged catalog is frozen", () => {
     fc.assert(
       fc.property(fc.array(anyFile, { minLength: 2, maxLength: 3 }), (objs) => {
         const texts = objs.map((o, i) => ({ file: `part${i}.yaml`, text: stringify(o) }));
@@ -519,7 +519,7 @@ describe("the config loader on random input", () => {
     );
   });
 
-  test("a valid config compiles to a catalog that can be changed afterwards", () => {
+  test("a valid config compiles to a catalog that cannot be changed afterwards", () => {
     const valid = [
       "upstreams: { u: { command: node, env: { K: '${TOKEN}' } } }\ntoolsets:\n  a: { tools: [u/echo, { tool: u/add, as: plus }] }\n",
       "name: x\nauth: { tokens: ['${TOKEN}'] }\nupstreams: { gh: { url: 'http://${HOST}/mcp', headers: { A: b } } }\n",
@@ -535,11 +535,11 @@ describe("the config loader on random input", () => {
 const SECRET = "s3cr3t value!";
 
 describe("loader bugs found by the properties", () => {
-  test("an alias to an anchor that is not defined throws ReferenceError out of compileTexts", () => {
+  test("an alias to an anchor that is not defined gives a located error, not a ReferenceError", () => {
     checkTexts([{ file: "packs.yaml", text: "upstreams: *nowhere\n" }], ENV);
   });
 
-  test("an alias bomb throws ReferenceError out of compileTexts instead of a located error", () => {
+  test("an alias bomb gives a located error, not a ReferenceError", () => {
     const bomb = [
       "a: &a [x, x, x, x, x, x, x, x, x, x]",
       "b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]",
@@ -549,12 +549,12 @@ describe("loader bugs found by the properties", () => {
     checkTexts([{ file: "packs.yaml", text: bomb }], ENV);
   });
 
-  test("a !!set where a mapping belongs is accepted and stays mutable in the frozen catalog", () => {
+  test("a !!set where a mapping belongs is refused", () => {
     const t = "upstreams:\n  u: { command: node, env: !!set { A, B } }\n";
     expect(compileTexts([{ file: "packs.yaml", text: t }], ENV).ok).toBe(false);
   });
 
-  test("a !!binary where a mapping belongs gives one error per Buffer method instead of one clear error", () => {
+  test("a !!binary where a mapping belongs gives one clear error, not one per Buffer method", () => {
     const r = compileTexts([{ file: "packs.yaml", text: "upstreams: !!binary aGk=\n" }], ENV);
     expect(r.ok).toBe(false);
     if (!r.ok)
@@ -565,7 +565,7 @@ describe("loader bugs found by the properties", () => {
       ]);
   });
 
-  test("a call_timeout beyond what setTimeout takes (~24.8 days) is accepted, and every call then times out at once", () => {
+  test("a call_timeout beyond what setTimeout takes (~24.8 days) never compiles to a timeout that fires at once", () => {
     const r = compileTexts(
       [{ file: "packs.yaml", text: "upstreams: { u: { command: node, call_timeout: 3000000 } }\n" }],
       ENV,
@@ -594,7 +594,7 @@ describe("loader bugs found by the properties", () => {
       "a duplicate exposed name",
       "upstreams: { u: { command: node } }\ntoolsets: { a: { tools: [{ tool: u/p, as: 'x${N}' }, { tool: u/q, as: 'x${N}' }] } }\n",
     ],
-  ])("a config error about %s prints the value of the environment variable", (_what, t) => {
+  ])("a config error about %s never prints the value of the environment variable", (_what, t) => {
     const r = compileTexts([{ file: "packs.yaml", text: t }], { S: SECRET, N: "4711secret" });
     expect(r.ok).toBe(false);
     const printed = r.ok ? "" : r.errors.map(formatConfigError).join("\n");
@@ -604,7 +604,7 @@ describe("loader bugs found by the properties", () => {
 });
 
 describe("the environment stays out of config errors", () => {
-  test("a config error prints a resolved ${VAR} value of a url, header, env, arg or token", () => {
+  test("a config error never prints a resolved ${VAR} value of a url, header, env, arg or token", () => {
     const secret = fc.constantFrom("Zq9-secret-one", "Zq9 secret two!", "Zq9:/?#[]@", "Zq9");
     const field = fc.constantFrom(
       "url: '${V}'",

@@ -4,62 +4,62 @@ import { catalogOf, errorsOf } from "../helpers/catalog.js";
 describe("config errors point at the offending node", () => {
   test.each([
     [
-      "a YAML syntax error is reported without a position",
+      "a YAML syntax error is reported with its position",
       "toolsets:\n  a: [unclosed\n",
       /^packs\.yaml:3:1: YAML syntax/,
     ],
     [
-      "an unknown key deep inside a toolset passes silently",
+      "an unknown key deep inside a toolset is refused, with a suggestion",
       "upstreams: { u: { command: x } }\ntoolsets:\n  a:\n    descripton: hi\n    tools: [u/t]\n",
       /^packs\.yaml:4:5: unknown key "descripton" in toolsets\.a \(did you mean "description"\?\)$/,
     ],
     [
-      "an unknown top-level key passes silently",
+      "an unknown top-level key is refused, with a suggestion",
       "upstream: {}\n",
       /^packs\.yaml:1:1: unknown key "upstream" .*did you mean "upstreams"/,
     ],
     [
-      "a wrong type is accepted",
+      "a wrong type is refused",
       "upstreams: { u: { command: x } }\ntoolsets:\n  a:\n    default: yes please\n    tools: [u/t]\n",
       /^packs\.yaml:4:14: toolsets\.a\.default must be true or false, not string "yes please"$/,
     ],
     [
-      "a ref to an undeclared upstream is accepted",
+      "a ref to an undeclared upstream is refused",
       "upstreams: { github: { url: 'https://x/mcp' } }\ntoolsets:\n  a:\n    tools:\n      - githb/list\n",
       /^packs\.yaml:5:9: "githb\/list" refers to upstream "githb", which is not declared \(did you mean "github\/list"\?\)$/,
     ],
     [
-      "a bad tool name is accepted",
+      "a bad tool name is refused",
       "upstreams: { u: { command: x } }\ntoolsets:\n  a:\n    tools: ['u/has space']\n",
       /^packs\.yaml:4:13: "has space" is not a valid tool name/,
     ],
     [
-      "a member without an upstream is accepted",
+      "a member without an upstream is refused",
       "toolsets:\n  a:\n    tools: [list_issues]\n",
       /is not a tool reference.*upstream\/tool/,
     ],
     [
-      "a toolset named after a reserved query key is accepted",
+      "a toolset named after a reserved query key is refused",
       "upstreams: { u: { command: x } }\ntoolsets:\n  only:\n    tools: [u/t]\n",
       /^packs\.yaml:3:3: toolset name "only" is a reserved query key/,
     ],
     [
-      "a toolset name that is not URL-safe is accepted",
+      "a toolset name that is not URL-safe is refused",
       "upstreams: { u: { command: x } }\ntoolsets:\n  'my tools':\n    tools: [u/t]\n",
       /^packs\.yaml:3:3: toolset name "my tools" is not URL-safe/,
     ],
     [
-      "an upstream with both url and command is accepted",
+      "an upstream with both url and command is refused",
       "upstreams:\n  u: { command: x, url: 'https://x' }\n",
       /^packs\.yaml:2:3: upstream "u" has both url and command/,
     ],
     [
-      "an upstream with neither url nor command is accepted",
+      "an upstream with neither url nor command is refused",
       "upstreams:\n  u: { args: [a] }\n",
       /^packs\.yaml:2:3: upstream "u" has neither url nor command/,
     ],
     [
-      "an override on a glob is silently ignored",
+      "an override on a glob is refused",
       "upstreams: { u: { command: x } }\ntoolsets:\n  a:\n    tools:\n      - { tool: 'u/*', as: y }\n",
       /is a glob, but an override/,
     ],
@@ -69,7 +69,7 @@ describe("config errors point at the offending node", () => {
     expect(errors[0]).toMatch(pattern);
   });
 
-  test("only the first of several errors is reported", () => {
+  test("every one of several errors is reported, not only the first", () => {
     const errors = errorsOf(
       "upstreams:\n  u: { command: x, bogus: 1 }\ntoolsets:\n  a: { tools: [v/t], defalt: true }\n",
     );
@@ -81,7 +81,7 @@ describe("config errors point at the offending node", () => {
     expect(semantic).toHaveLength(3);
   });
 
-  test("two upstream tools exposed under one name are silently merged", () => {
+  test("two upstream tools exposed under one name are an error naming both", () => {
     const errors = errorsOf(`upstreams:
   a: { command: a }
   b: { command: b }
@@ -98,7 +98,7 @@ toolsets:
     expect(errors[0]).toMatch(/as:.*prefix:/);
   });
 
-  test("a prefix or as: does not resolve a name collision", () => {
+  test("a prefix or as: resolves a name collision", () => {
     expect(
       errorsOf(
         "upstreams:\n  a: { command: a }\n  b: { command: b, prefix: b_ }\ntoolsets:\n  one: { tools: [a/search, b/search] }\n",
@@ -113,7 +113,7 @@ toolsets:
 });
 
 describe("environment variables", () => {
-  test("a missing variable is replaced by an empty string", () => {
+  test("a missing variable is an error naming it, not an empty string", () => {
     const errors = errorsOf(
       "upstreams:\n  g:\n    url: https://x/mcp\n    headers: { Authorization: 'Bearer ${GH_TOKEN}' }\n",
     );
@@ -122,7 +122,7 @@ describe("environment variables", () => {
     ]);
   });
 
-  test("a default or a set variable is not substituted", () => {
+  test("a default or a set variable is substituted, and $${VAR} stays literal", () => {
     const c = catalogOf(
       "upstreams:\n  g:\n    url: ${BASE:-https://x}/mcp\n    headers: { A: 'Bearer ${T}', B: '$${T}' }\n",
       { T: "s3cret" },
@@ -132,7 +132,7 @@ describe("environment variables", () => {
     expect(g.headers).toEqual({ A: "Bearer s3cret", B: "${T}" });
   });
 
-  test("a secret from the environment shows up in the display form", () => {
+  test("a secret from the environment stays out of the display form", () => {
     const c = catalogOf("upstreams:\n  g:\n    url: https://x/mcp\n    headers: { A: 'Bearer ${T}' }\n", {
       T: "s3cret",
     });
@@ -140,7 +140,7 @@ describe("environment variables", () => {
     expect(c.upstreams.get("g")!.display.headers).toEqual({ A: "Bearer ${T}" });
   });
 
-  test("an error about a value prints the secret it contains", () => {
+  test("an error about a value names its ${VAR}, never the secret it contains", () => {
     const errors = errorsOf("upstreams:\n  g:\n    url: ${U}\n", { U: "ftp://user:s3cret@host" });
     expect(errors.join()).toContain("${U}");
     expect(errors.join()).not.toContain("s3cret");
@@ -152,7 +152,7 @@ describe("several files", () => {
     file: "base.yaml",
     text: "upstreams:\n  u: { command: x }\ntoolsets:\n  sandboxes:\n    title: Sandboxes\n    tools: [u/start]\n",
   };
-  test("a toolset declared in two files splits into two or loses members", () => {
+  test("a toolset declared in two files compiles without an error", () => {
     const team = {
       file: "team.yaml",
       text: "upstreams:\n  v: { command: y }\ntoolsets:\n  sandboxes:\n    title: Ignored\n    tools: [v/run]\n",
@@ -161,7 +161,7 @@ describe("several files", () => {
     expect(r).toEqual([]);
   });
 
-  test("an upstream declared twice with different specs is silently overridden", () => {
+  test("an upstream declared twice with different specs is an error; the same spec twice is not", () => {
     const team = { file: "team.yaml", text: "upstreams:\n  u: { command: other }\n" };
     expect(errorsOf([base, team])).toEqual([
       expect.stringMatching(
@@ -174,7 +174,7 @@ describe("several files", () => {
 });
 
 describe("compiling", () => {
-  test("an upstream that no toolset mentions exposes nothing", () => {
+  test("an upstream that no toolset mentions gets an implicit default toolset", () => {
     const c = catalogOf(
       "upstreams:\n  a: { command: a }\n  b: { command: b }\ntoolsets:\n  one: { tools: [a/x] }\n",
     );
@@ -183,26 +183,26 @@ describe("compiling", () => {
     expect(c.upstreams.get("b")?.covered).toBe(false);
   });
 
-  test("the first declaration does not describe a merged toolset", () => {
+  test("a config of upstreams alone compiles without an error", () => {
     const r = errorsOf("upstreams: { u: { command: x } }\n");
     expect(r).toEqual([]);
   });
 
-  test("a compiled catalog can be changed after it is built", () => {
+  test("a compiled catalog is frozen once built", () => {
     const c = catalogOf("upstreams:\n  a: { command: a }\ntoolsets:\n  one: { tools: [a/x] }\n");
     expect(Object.isFrozen(c)).toBe(true);
     expect(Object.isFrozen(c.toolsets[0]!.members)).toBe(true);
     expect(() => (c.toolset as Map<string, unknown>).set("x", {})).toThrow();
   });
 
-  test("relative cwd is taken from the process instead of the config file", () => {
+  test("a relative cwd is taken from the config file's folder", () => {
     const r = catalogOf("upstreams:\n  a: { command: a, cwd: sub }\n");
     expect(r.upstreams.get("a")?.cwd).toBe(`${process.cwd()}/sub`);
   });
 });
 
 describe("auth and forwarded credentials", () => {
-  test("the proxy's own bearer token is forwarded to an upstream", () => {
+  test("forwarding the proxy's own bearer token to an upstream is refused", () => {
     const errors = errorsOf(
       "auth: { tokens: ['${T}'] }\nupstreams:\n  gh: { url: 'https://x/mcp', forward_headers: [Authorization] }\n",
       { T: "a-long-token" },

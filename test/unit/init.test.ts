@@ -55,7 +55,7 @@ const claudeDesktop = {
 };
 
 describe("client shapes", () => {
-  test("init misses the servers of a Claude Desktop / Cursor file (mcpServers)", () => {
+  test("init reads the servers of a Claude Desktop / Cursor file (mcpServers)", () => {
     const { text } = convert(claudeDesktop);
     const catalog = compiles(text);
     expect([...catalog.upstreams.keys()]).toEqual(["github", "memory"]);
@@ -65,7 +65,7 @@ describe("client shapes", () => {
     });
   });
 
-  test("init misses the servers of VS Code's mcp.json (servers)", () => {
+  test("init reads the servers of VS Code's mcp.json (servers)", () => {
     const { plan, text } = convert({
       inputs: [],
       servers: { fetch: { type: "stdio", command: "uvx", args: ["mcp-server-fetch"] } },
@@ -77,7 +77,7 @@ describe("client shapes", () => {
     });
   });
 
-  test("init misses the servers inside VS Code's settings.json (mcp.servers)", () => {
+  test("init reads the servers inside VS Code's settings.json (mcp.servers)", () => {
     const { plan, text } = convert({
       "editor.fontSize": 14,
       mcp: { servers: { docs: { type: "http", url: "https://docs.example.com/mcp" } } },
@@ -88,7 +88,7 @@ describe("client shapes", () => {
     expect(up.url).toBe("https://docs.example.com/mcp");
   });
 
-  test("init rejects VS Code settings because of // comments and trailing commas", () => {
+  test("init reads VS Code settings with // comments and trailing commas", () => {
     const parsed = parseClientConfig(`{
       // my servers
       "mcp": {
@@ -109,7 +109,7 @@ describe("client shapes", () => {
     });
   });
 
-  test("a file that is not JSON is reported without saying where", () => {
+  test("a file that is not JSON is reported with the line where it breaks", () => {
     expect(() => parseClientConfig('{\n  "mcpServers": {\n    "a": { command: "x" }\n  }\n}')).toThrow(
       /not JSON: .*line 3/,
     );
@@ -124,12 +124,12 @@ describe("client shapes", () => {
       { mcpServers: { a: 1, b: { env: {} } } },
       /no usable servers: "a": not an object; "b": it has neither command nor url/,
     ],
-  ])("init writes an empty packs.yaml for %s", (_, config, message) => {
+  ])("init refuses %s with a reason instead of writing an empty packs.yaml", (_, config, message) => {
     expect(() => planInit(config, "client.json")).toThrow(InitInputError);
     expect(() => planInit(config, "client.json")).toThrow(message);
   });
 
-  test("HTTP entries lose their headers or get stdio-only keys that break the file", () => {
+  test("HTTP entries keep their headers, and keys of the other transport are left out with a note", () => {
     const { text } = convert({
       mcpServers: {
         api: {
@@ -155,7 +155,7 @@ describe("client shapes", () => {
     expect(text).toContain("# not carried over: headers (they apply to url servers)");
   });
 
-  test("an SSE-only server is written as if toolpacks spoke SSE", () => {
+  test("an SSE-only server is written with a note that toolpacks speaks Streamable HTTP only", () => {
     const { text } = convert({
       mcpServers: {
         legacy: { type: "sse", url: "http://localhost:9000/sse" },
@@ -177,7 +177,7 @@ describe("client shapes", () => {
     expect(notesOf("modern")).not.toMatch(/Streamable HTTP only/);
   });
 
-  test("a disabled server, or a non-http url, is written anyway and breaks the file", () => {
+  test("a disabled server, or a non-http url, is left out and named in the file", () => {
     const { plan, text } = convert({
       mcpServers: {
         on: { command: "a" },
@@ -195,7 +195,7 @@ describe("client shapes", () => {
 });
 
 describe("names", () => {
-  test("a server name toolpacks rejects is written as it is", () => {
+  test("a server name toolpacks rejects is written sanitized, the original named in a comment", () => {
     const { text } = convert({
       mcpServers: {
         "Brave Search": { command: "a" },
@@ -237,7 +237,7 @@ describe("names", () => {
     expect(convert({ mcpServers: { one: { command: "x" } } }).text).not.toMatch(/same tool name/);
   });
 
-  test("sanitized names collide with names already given", () => {
+  test("sanitized names never collide with names already given", () => {
     const taken = new Set(["a-b", "a-b-2"]);
     expect(upstreamName("a b", taken)).toBe("a-b-3");
     expect(upstreamName("valid_name.1", new Set())).toBe("valid_name.1");
@@ -245,7 +245,7 @@ describe("names", () => {
 });
 
 describe("secrets", () => {
-  test("init copies an env secret of a Claude Desktop file into packs.yaml", () => {
+  test("init writes an env secret of a Claude Desktop file as a ${VAR}, never its value", () => {
     const { plan, text } = convert(claudeDesktop);
     expect(text).not.toContain("ghp_notreallysecret");
     expect(text).toContain("GITHUB_PERSONAL_ACCESS_TOKEN: ${GITHUB_PERSONAL_ACCESS_TOKEN}");
@@ -269,14 +269,14 @@ describe("secrets", () => {
     ["AWS_CREDENTIALS", "anything"],
     ["NOT_SECRET_LOOKING", "ghp_abcdefghijklmnopqrstuvwxyz0123"],
     ["OPENAI", "sk-abcdefghijklmnopqrstuvwxyz0123"],
-  ])("init copies the value of env %s", (key, value) => {
+  ])("init never copies the value of env %s", (key, value) => {
     const { text } = convert({ mcpServers: { s: { command: "x", env: { [key]: value } } } });
     expect(text).not.toContain(value);
     expect(text).toMatch(new RegExp(`${key}: \\$\\{[A-Z_]+\\}`));
     compiles(text);
   });
 
-  test("an innocent env value (GIT_AUTHOR_NAME, a port) is hidden as a secret", () => {
+  test("an innocent env value (GIT_AUTHOR_NAME, a port) is copied as it is, not hidden as a secret", () => {
     const { plan, text } = convert({
       mcpServers: { git: { command: "x", env: { GIT_AUTHOR_NAME: "Ada", PORT: 3000 } } },
     });
@@ -285,7 +285,7 @@ describe("secrets", () => {
     expect(plan.variables.size).toBe(0);
   });
 
-  test("init copies an Authorization header's token, or drops its scheme", () => {
+  test("init writes an Authorization header's token as a ${VAR} and keeps its scheme", () => {
     const { plan, text } = convert({
       mcpServers: {
         github: {
@@ -303,7 +303,7 @@ describe("secrets", () => {
     expect(up.headers).toEqual({ Authorization: "Bearer t", "X-API-Key": "k", Accept: "a/b" });
   });
 
-  test("init copies a secret given on the command line or inside a URL", () => {
+  test("init never copies a secret given on the command line or inside a URL", () => {
     const { text } = convert({
       mcpServers: {
         brave: { command: "npx", args: ["brave-mcp", "--api-key", "BSAone", "--token=BSAtwo", "-y"] },
@@ -338,7 +338,7 @@ describe("secrets", () => {
     expect([...plan.variables.keys()]).toEqual(["A_API_KEY", "B_API_KEY", "C_API_KEY"]);
   });
 
-  test("references the client already used are copied as secrets or lost", () => {
+  test("references the client already used are kept as references", () => {
     const { plan, text } = convert({
       servers: {
         gh: {
@@ -362,7 +362,7 @@ describe("secrets", () => {
     compiles(text);
   });
 
-  test("a literal $ in a value is read as a variable reference", () => {
+  test("a literal $ in a value stays literal", () => {
     const value = "cost $5, ${config:editor.x} $$ and ${unclosed";
     const { plan, text } = convert({ mcpServers: { s: { command: "x", env: { NOTE: value } } } });
     expect(resolved(text, {}).upstreams.get("s")!.env).toEqual({ NOTE: value });
@@ -371,7 +371,7 @@ describe("secrets", () => {
     ]);
   });
 
-  test("a secret leaks through an upstream's error message", () => {
+  test("a secret in an upstream's error message is masked as its variable", () => {
     const { plan } = convert(claudeDesktop);
     expect(mask("spawn failed: bad token ghp_notreallysecret0000000000000000 (401)", plan.variables)).toBe(
       "spawn failed: bad token ${GITHUB_PERSONAL_ACCESS_TOKEN} (401)",
@@ -387,7 +387,7 @@ describe("secrets", () => {
     );
   });
 
-  test("the variables to set are not named in the file", () => {
+  test("the file names the variables to set", () => {
     const { text } = convert(claudeDesktop);
     expect(text).toMatch(
       /# Set these environment variables where `toolpacks serve` runs.*\n#\s+GITHUB_PERSONAL_ACCESS_TOKEN\s+github env GITHUB_PERSONAL_ACCESS_TOKEN \(value not copied\)/,
@@ -977,7 +977,7 @@ describe("the $schema line", () => {
 });
 
 describe("the written file", () => {
-  test("init's output lacks the schema line or does not compile", () => {
+  test("init's output starts with the schema line and compiles", () => {
     const { text } = convert(claudeDesktop);
     expect(text.split("\n")[0]).toBe(SCHEMA_LINE);
     const catalog = compiles(text);
@@ -990,7 +990,7 @@ describe("the written file", () => {
     expect(text).toMatch(/toolsets:\n#\s+issues:/);
   });
 
-  test("odd values (YAML keywords, numbers, colons, quotes, newlines) change meaning in YAML", () => {
+  test("odd values (YAML keywords, numbers, colons, quotes, newlines) keep their meaning in YAML", () => {
     const env = { YES: "true", NUM: "0123", COLON: "a: b", HASH: "x #y", QUOTE: `"'`, NL: "a\nb", EMPTY: "" };
     const { text } = convert({
       mcpServers: { true: { command: "@scope/bin", args: ["null", "- x", "[a]"], env } },
@@ -1013,7 +1013,7 @@ describe("--live", () => {
   });
   const two = { mcpServers: { a: { command: "x" }, b: { command: "y" }, c: { command: "z" } } };
 
-  test("a server's toolset does not list its tools as server/tool with their description", () => {
+  test("a server's toolset lists its tools as server/tool with their description", () => {
     const { text } = convert(
       two,
       new Map([
@@ -1030,7 +1030,7 @@ describe("--live", () => {
     expect(catalog.toolset.get("a")!.implicit).toBe(false);
   });
 
-  test("an unreachable server, or one with no tools, breaks the file", () => {
+  test("an unreachable server, or one with no tools, is noted and keeps its implicit toolset, and the file compiles", () => {
     const { text } = convert(
       two,
       new Map([
@@ -1050,7 +1050,7 @@ describe("--live", () => {
     ]);
   });
 
-  test("every server unreachable leaves an empty toolsets key that does not compile", () => {
+  test("with every server unreachable, the file has no empty toolsets key and compiles", () => {
     const { text } = convert(
       { mcpServers: { a: { command: "x" } } },
       new Map([["a", { ok: false, reason: "initialize timed out after 30000 ms" }]]),
@@ -1060,7 +1060,7 @@ describe("--live", () => {
     compiles(text);
   });
 
-  test("two servers listing the same tool name make a file that does not compile", () => {
+  test("two servers listing the same tool name make a file that compiles, the second's renamed with as:", () => {
     const { text } = convert(
       two,
       new Map([
@@ -1111,7 +1111,7 @@ describe("--live", () => {
     ]);
   });
 
-  test("a tool name toolpacks cannot serve, or prompts and resources, break the file", () => {
+  test("a tool name toolpacks cannot serve is commented out, prompts and resources are written, and the file compiles", () => {
     const { text } = convert(
       { mcpServers: { a: { command: "x" } } },
       new Map([

@@ -56,7 +56,7 @@ const everything = (inv = inventory): Resolution => resolve(catalog, everythingS
 const entry = (entries: readonly ToolsetEntry[], name: string) => entries.find((t) => t.name === name)!;
 
 describe("the offline report", () => {
-  test("the offline toolsets --json grows byte fields it cannot know", () => {
+  test("the offline toolsets --json has no byte fields it cannot know", () => {
     const report = toolsetsReport(catalog, selection("inbox"));
     expect(Object.keys(report)).toEqual(["toolsets", "active", "unknown"]);
     for (const t of report.toolsets)
@@ -73,7 +73,7 @@ describe("the offline report", () => {
 });
 
 describe("what a selection costs", () => {
-  test("a toolset's bytes are counted from the upstream's definition instead of what the client sees", () => {
+  test("a toolset's bytes are counted from what the client sees, not the upstream's definition", () => {
     const r = resolve(catalog, selection(""), inventory);
     const issues = entry(toolsetsReport(catalog, selection(""), r).toolsets, "issues");
     const seen = [
@@ -90,7 +90,7 @@ describe("what a selection costs", () => {
     );
   });
 
-  test("bytes are counted as characters, so non-ASCII descriptions look cheaper than they are", () => {
+  test("bytes are counted as UTF-8 bytes, not characters, so non-ASCII descriptions cost what they weigh", () => {
     const r = resolve(catalog, selection("only=issues"), inventory);
     const open = r.tool.get("open_issue")!.definition;
     const figure = toolsetFigures(catalog, r).get("issues")!;
@@ -100,7 +100,7 @@ describe("what a selection costs", () => {
     );
   });
 
-  test("a tool two active toolsets share is counted in only one of them", () => {
+  test("a tool two active toolsets share is counted in each of them, and once in the total", () => {
     const r = resolve(catalog, selection("inbox"), inventory);
     const report = toolsetsReport(catalog, selection("inbox"), r);
     const read = bytes(r.tool.get("read")!.definition);
@@ -110,7 +110,7 @@ describe("what a selection costs", () => {
     expect(report.schema_bytes).toBe(bytes({ tools: r.tools.map((t) => t.definition) }));
   });
 
-  test("the total leaves out list_server_toolsets, which every session also gets", () => {
+  test("the total includes list_server_toolsets, which every session also gets", () => {
     const r = resolve(catalog, selection(""), inventory);
     const report = toolsetsReport(catalog, selection(""), r, [toolsetsToolDef]);
     expect(report.schema_bytes).toBe(
@@ -120,7 +120,7 @@ describe("what a selection costs", () => {
     expect(listFigure(r, [toolsetsToolDef]).tools).toBe(r.tools.length + 1);
   });
 
-  test("≈tokens round down, so a 13-byte list is said to cost 3 tokens", () => {
+  test("≈tokens round up, so a 13-byte list is said to cost 4 tokens", () => {
     const r = resolve(catalog, selection(""), inventory);
     const report = toolsetsReport(catalog, selection(""), r);
     expect(report.approx_tokens).toBe(Math.ceil(report.schema_bytes! / 4));
@@ -141,7 +141,7 @@ toolsets: { t: { tools: [u/ab] } }
 });
 
 describe("what turning a toolset on would cost", () => {
-  test("a toolset the selection leaves out shows no figure, though its upstream is known", () => {
+  test("a toolset the selection leaves out shows its figure when its upstream is known", () => {
     const r = resolve(catalog, selection(""), inventory);
     const report = toolsetsReport(catalog, selection(""), r, [], everything());
     const files = entry(report.toolsets, "files");
@@ -154,7 +154,7 @@ describe("what turning a toolset on would cost", () => {
     );
   });
 
-  test("a toolset whose upstream is down or never started gets a made-up figure instead of none", () => {
+  test("a toolset whose upstream is down or never started gets no figure, not a made-up one", () => {
     const down = inventoryOf({ mail: ["send", "read", "search"], gh: "connection closed" });
     const r = resolve(catalog, selection(""), down);
     const report = toolsetsReport(catalog, selection(""), r, [], everything(down));
@@ -164,7 +164,7 @@ describe("what turning a toolset on would cost", () => {
     expect(entry(report.toolsets, "inbox").schema_bytes).toBeGreaterThan(0);
   });
 
-  test("a toolset missing a member gets the figure of the part that exists", () => {
+  test("a toolset missing a member gets no figure, and is unavailable naming what is missing", () => {
     const short = inventoryOf({
       mail: ["send", "read"],
       gh: ["list_issues", "create_issue"],
@@ -183,7 +183,7 @@ describe("what turning a toolset on would cost", () => {
     ]);
   });
 
-  test("everything on costs less than a selection of some of it", () => {
+  test("everything on costs more than a selection of some of it", () => {
     const r = resolve(catalog, selection("only=mail"), inventory);
     const all = everything();
     expect(listFigure(r).schema_bytes).toBeLessThan(listFigure(all).schema_bytes);
@@ -192,7 +192,7 @@ describe("what turning a toolset on would cost", () => {
     expect([...figures.keys()]).toEqual(["mail", "inbox", "issues", "files"]);
   });
 
-  test("asking for every toolset of a large catalog goes over the query bounds", () => {
+  test("every toolset of a large catalog is figured without going through the query bounds", () => {
     const names = Array.from({ length: 300 }, (_, i) => `t${i}`);
     const big = catalogOf(`
 upstreams: { u: { command: x } }

@@ -51,11 +51,11 @@ function run(query: string, inv = inventory): Resolution {
 const names = (r: Resolution) => r.tools.map((t) => t.name);
 
 describe("resolving what a selection exposes", () => {
-  test("opening the mail pack drags in the game on the same upstream", () => {
+  test("opening the mail pack never drags in the game on the same upstream", () => {
     expect(names(run("only=mail"))).toEqual(["send", "read"]);
   });
 
-  test("enabling one pack closes another upstream", () => {
+  test("enabling one pack never closes another upstream", () => {
     const r = run("files");
     expect(r.active).toEqual(["mail", "issues", "files", "extra"]);
     expect(names(r)).toEqual(
@@ -63,14 +63,14 @@ describe("resolving what a selection exposes", () => {
     );
   });
 
-  test("two packs on one upstream squeeze each other out", () => {
+  test("two packs on one upstream never squeeze each other out", () => {
     const r = run("only=mail,inbox");
     expect(r.active).toEqual(["mail", "inbox"]);
     expect(names(r)).toEqual(["send", "read", "search"]);
     expect(r.tool.get("read")?.toolsets).toEqual(["mail", "inbox"]);
   });
 
-  test("a pack short of one member is enabled partly", () => {
+  test("a pack short of one member is off, not partly enabled", () => {
     const r = run("only=mail", inventoryOf({ mail: ["send"] }));
     expect(r.active).toEqual([]);
     expect(names(r)).toEqual([]);
@@ -79,7 +79,7 @@ describe("resolving what a selection exposes", () => {
     ]);
   });
 
-  test("a glob that matches nothing counts as satisfied", () => {
+  test("a glob that matches nothing leaves its pack missing", () => {
     const cat = catalogOf("upstreams: { g: { command: g } }\ntoolsets: { t: { tools: ['g/*_issue'] } }");
     const s = select(cat, "");
     if (!s.ok) throw new Error(s.error);
@@ -90,20 +90,20 @@ describe("resolving what a selection exposes", () => {
     expect(some.tools.map((t) => t.name)).toEqual(["close_issue"]);
   });
 
-  test("a tool on a covered upstream that no pack names leaks into the list", () => {
+  test("a tool on a covered upstream that no pack names never leaks into the list", () => {
     const all = names(run("inbox&files&twohost"));
     expect(all).not.toContain("play_game");
     expect(all).not.toContain("delete_file");
     expect(all).not.toContain("gh_list_prs");
   });
 
-  test("an upstream that no toolset mentions is left out entirely", () => {
+  test("an upstream that no toolset mentions is served through its implicit toolset", () => {
     const r = run("");
     expect(r.active).toContain("extra");
     expect(names(r)).toEqual(expect.arrayContaining(["a", "b"]));
   });
 
-  test("the prefix is lost, or added to a name given with as:", () => {
+  test("the prefix is kept, and not added to a name given with as:", () => {
     const r = run("only=issues");
     expect(names(r)).toEqual(["gh_list_issues", "gh_close_issue", "open_issue"]);
     expect(r.tool.get("open_issue")).toMatchObject({ upstream: "gh", original: "create_issue" });
@@ -113,11 +113,11 @@ describe("resolving what a selection exposes", () => {
     });
   });
 
-  test("an override in one toolset leaks the glob's plain exposure of the same tool", () => {
+  test("an override in one toolset hides the glob's plain exposure of the same tool", () => {
     expect(names(run("only=issues"))).not.toContain("gh_create_issue");
   });
 
-  test("an upstream that is down breaks the packs on other upstreams", () => {
+  test("an upstream that is down never breaks the packs on other upstreams", () => {
     const inv = inventoryOf({
       mail: "spawn mail-server ENOENT",
       gh: ["list_issues", "create_issue"],
@@ -135,7 +135,7 @@ describe("resolving what a selection exposes", () => {
     ]);
   });
 
-  test("a pack spanning two upstreams is partly on when one is down", () => {
+  test("a pack spanning two upstreams is off when one is down", () => {
     const inv = inventoryOf({ mail: ["read"], fs: "crashed" });
     const r = run("only=twohost", inv);
     expect(r.active).toEqual([]);
@@ -143,41 +143,41 @@ describe("resolving what a selection exposes", () => {
     expect(r.unavailable[0]).toMatchObject({ reason: "upstream-unavailable", upstreams: ["fs"] });
   });
 
-  test("an upstream that was never started is treated as having no tools", () => {
+  test("an upstream that was never started is unavailable, not an upstream with no tools", () => {
     const r = run("only=files", inventoryOf({}));
     expect(r.unavailable[0]).toMatchObject({ reason: "upstream-unavailable", detail: "fs: not started" });
   });
 
-  test("turning a pack off is refused when its tools are gone", () => {
+  test("turning a pack off works when its tools are gone", () => {
     const inv = inventoryOf({ mail: [], gh: ["list_issues", "create_issue"], fs: [], extra: ["a"] });
     const r = run("without=mail", inv);
     expect(r.unavailable).toEqual([]);
     expect(r.active).toEqual(["issues", "extra"]);
   });
 
-  test("instructions of inactive toolsets reach the session, or arrive out of order", () => {
+  test("only active toolsets' instructions reach the session, in order", () => {
     expect(run("only=issues,mail").instructions).toBe(
       "Be brief.\n\n## Issues\n\nSearch before you create.\n\n## Mail\n\nDraft before you send.",
     );
     expect(run("only=inbox").instructions).toBe("Be brief.");
   });
 
-  test("a resolution can be mutated after it is returned", () => {
+  test("a resolution is frozen when it is returned", () => {
     const r = run("");
     expect(Object.isFrozen(r)).toBe(true);
     expect(Object.isFrozen(r.tools)).toBe(true);
     expect(() => (r.tools as unknown as unknown[]).push(1)).toThrow();
   });
 
-  test("the same inputs resolve differently", () => {
+  test("the same inputs always resolve the same", () => {
     expect(JSON.stringify(run("files&inbox").tools)).toBe(JSON.stringify(run("inbox&files").tools));
   });
 
-  test("unknown names are dropped from the resolution", () => {
+  test("unknown names are kept in the resolution", () => {
     expect(run("nope").unknown).toEqual(["nope"]);
   });
 
-  test("unknown keys and _meta of an upstream tool are dropped", () => {
+  test("unknown keys and _meta of an upstream tool are kept", () => {
     const def = {
       name: "send",
       inputSchema: { type: "object" },
@@ -200,7 +200,7 @@ toolsets:
   one: { tools: ["a/*"] }
   two: { tools: ["b/*"] }
 `);
-  test("two globbed upstreams with the same tool name silently shadow one another", () => {
+  test("two globbed upstreams with the same tool name are a named conflict, not a silent shadow", () => {
     const s = select(cat, "");
     if (!s.ok) throw new Error();
     const r = resolve(cat, s.selection, inventoryOf({ a: ["search", "x"], b: ["search", "y"] }));
@@ -218,7 +218,7 @@ describe("refresh, then recheck", () => {
     return s.selection;
   };
 
-  test("stale inventory empties the upstream instead of refreshing", async () => {
+  test("a stale inventory is refreshed, not taken as an empty upstream", async () => {
     const stale = inventoryOf({ mail: ["send"] });
     const asked: string[] = [];
     const { resolution } = await resolveWithRefresh(catalog, sel("only=mail"), stale, async (u) => {
@@ -230,7 +230,7 @@ describe("refresh, then recheck", () => {
     expect(names(resolution)).toEqual(["send", "read"]);
   });
 
-  test("a pack still short after the refresh is enabled anyway", async () => {
+  test("a pack still short after the refresh stays off", async () => {
     const { resolution } = await resolveWithRefresh(
       catalog,
       sel("only=mail"),
@@ -245,7 +245,7 @@ describe("refresh, then recheck", () => {
     expect(resolution.unavailable[0]).toMatchObject({ reason: "missing", missing: ["mail/read"] });
   });
 
-  test("a satisfied selection refreshes upstreams needlessly", async () => {
+  test("a satisfied selection refreshes no upstream", async () => {
     let calls = 0;
     await resolveWithRefresh(catalog, sel("only=mail"), inventory, async () => {
       calls++;
@@ -254,7 +254,7 @@ describe("refresh, then recheck", () => {
     expect(calls).toBe(0);
   });
 
-  test("refreshing for one pack disturbs an upstream no missing pack needs", async () => {
+  test("refreshing for one pack leaves alone an upstream no missing pack needs", async () => {
     const asked: string[] = [];
     await resolveWithRefresh(
       catalog,
