@@ -371,9 +371,10 @@ toolsets:
 
   test("isolation: per-session gives each user its own process, and refuses past its cap naming it", async () => {
     const ev = join(tmp.dir, "iso.events");
+    // Pinned: with protocol auto each instance's era probe is a sibling process that exits too (SPEC §12.7).
     const served = await start(`
 upstreams:
-  solo: { command: node, args: ["${FIXTURE}", "--tools", "echo", "--events-file", "${ev}"], isolation: per-session, max_instances: 2 }
+  solo: { command: node, args: ["${FIXTURE}", "--tools", "echo", "--events-file", "${ev}"], isolation: per-session, max_instances: 2, protocol: "2025" }
 `);
     const a = await client(served);
     const b = await client(served);
