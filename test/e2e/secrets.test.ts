@@ -338,7 +338,7 @@ toolsets:
     await as?.close();
   });
 
-  test("401, 403, 503, metadata, /toolsets, /metrics, a session and its audit lines show a token or secret", async () => {
+  test("401, 403, 503, metadata, /toolsets, /metrics, a session and its audit lines never show a token or secret", async () => {
     const replies: { where: string; status: number; headers: Headers; text: string }[] = [];
     const keep = async (where: string, res: Response) => {
       replies.push({ where, status: res.status, headers: res.headers, text: await res.text() });
