@@ -190,7 +190,9 @@ describe("@modelcontextprotocol/server-everything over Streamable HTTP", () => {
     await everything(first.port);
     const after = await client.callTool({ name: "echo", arguments: { message: "two" } });
     expect(textOf(after)).toBe("Echo: two");
-    expect(served.stderr()).toMatch(/the upstream no longer knows our session \(HTTP 400[^\n]*starting again/);
+    expect(served.stderr()).toMatch(
+      /the upstream no longer knows our session \(HTTP 400[^\n]*starting again/,
+    );
     expect(served.stderr()).not.toMatch(/pid=undefined/);
   });
 });
