@@ -13,8 +13,11 @@ const SESSIONS = 500;
 const CALLS = 5000;
 const CONCURRENCY = 64;
 const WARMUP = 20;
-/** Generous: the heap may keep what it grew to; a leak of 500 sessions' state would still show. */
-const RSS_SLACK_MB = 60;
+/**
+ * Generous: the heap keeps what it grew to (measured +55 and +64 MB after the honest 500 sessions beside the
+ * abuser's 600 held and 800 flooded ones); a leak of every session's state and upstream buffers would still show.
+ */
+const RSS_SLACK_MB = 80;
 
 const tmp = tempDir();
 const config = tmp.file(
