@@ -57,6 +57,8 @@ interface Entry {
 
 export class UpstreamPool {
   private readonly entries = new Map<string, Entry>();
+  /** Instances being ended (a released per-session one, a reaped one): close() waits for them too. */
+  private readonly ending = new Set<Promise<void>>();
   private readonly dirs = new InstanceDirs();
   /** Each upstream's era, found once for all its instances (forgotten when one fails). */
   private readonly eras = new EraCache();
@@ -130,10 +132,14 @@ export class UpstreamPool {
     this.hooks.onClosed?.(entry.ref);
   }
 
-  private async closeEntry(entry: Entry): Promise<void> {
+  private closeEntry(entry: Entry): Promise<void> {
     this.forget(entry);
-    await entry.connection.close();
-    await this.dirs.release(entry.ref);
+    const ending = (async () => {
+      await entry.connection.close();
+      await this.dirs.release(entry.ref);
+    })();
+    this.ending.add(ending);
+    return ending.finally(() => this.ending.delete(ending));
   }
 
   /** The running per-credential and per-session instances of an upstream. */
@@ -239,7 +245,9 @@ export class UpstreamPool {
     await Promise.all(stale.map((e) => this.closeEntry(e)));
   }
 
+  /** Ends every instance, and waits for those already ending (a process left mid-way would outlive us). */
   async close(): Promise<void> {
     await Promise.all([...this.entries.values()].map((e) => this.closeEntry(e)));
+    await Promise.all([...this.ending]);
   }
 }

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { readEvents, waitForEvent } from "../helpers/mcp.js";
-import { FIXTURE, httpClient, ROOT, type Served, serve, tempDir } from "../helpers/proc.js";
+import { alive, FIXTURE, httpClient, ROOT, type Served, serve, tempDir } from "../helpers/proc.js";
 
 const PROBE = join(ROOT, "test/helpers/probe-server.mjs");
 const V = "2026-07-28";
@@ -369,3 +369,23 @@ describe("2026-07-28 over stdio", () => {
 void readEvents;
 void waitForEvent;
 void probeEvents;
+
+test("a proxy that stops right after a 2026-07-28 call leaves no per-session upstream behind, even one still ending", async () => {
+  // An anonymous 2026-07-28 request gets a per-session instance of its own, ended once its answer is sent;
+  // stopping the proxy at that moment used to let the proxy exit before that instance's end was done.
+  const own = await serve([config]);
+  try {
+    const r = await post(own.url("only=every"), "tools/call", {
+      name: "e_echo",
+      arguments: { message: "x" },
+    });
+    expect(r.answer?.result).toBeDefined();
+  } finally {
+    await own.stop();
+  }
+  const pids = [
+    ...own.stderr().matchAll(/upstream ready upstream=every instance=session:\S+ .*pid=(\d+)/g),
+  ].map((m) => Number(m[1]));
+  expect(pids.length).toBeGreaterThan(0);
+  expect(pids.filter(alive)).toEqual([]);
+});
