@@ -261,6 +261,37 @@ describe("bridge B3: a 2026-07-28 client and a 2025 upstream", () => {
     expect(JSON.stringify(r.content)).toContain("Name: Ada");
   });
 
+  test("an SDK v2 client in auto mode answers an upstream's sampling and URL elicitation through input_required", async () => {
+    const c = new Client(
+      { name: "v2-auto", version: "1" },
+      { versionNegotiation: { mode: "auto" }, capabilities: { sampling: {}, elicitation: { url: {} } } },
+    );
+    c.setRequestHandler("sampling/createMessage", async () => ({
+      role: "assistant",
+      content: { type: "text", text: "Paris" },
+      model: "fake",
+    }));
+    let asked: unknown;
+    c.setRequestHandler("elicitation/create", async (request) => {
+      asked = request.params;
+      return { action: "accept" };
+    });
+    await c.connect(new StreamableHTTPClientTransport(new URL(served.url("only=every"))));
+    clients.push(c);
+    expect(c.getNegotiatedProtocolVersion()).toBe(V);
+    const sampled = await c.callTool({
+      name: "e_trigger-sampling-request",
+      arguments: { prompt: "capital of France?" },
+    });
+    expect(JSON.stringify(sampled.content)).toContain("Paris");
+    const url = await c.callTool({
+      name: "e_trigger-url-elicitation",
+      arguments: { url: "https://example.com/authorize" },
+    });
+    expect(asked).toMatchObject({ mode: "url", url: "https://example.com/authorize" });
+    expect(JSON.stringify(url.content)).toMatch(/accept/i);
+  });
+
   test("a tampered requestState is refused and does not cancel the waiting call", async () => {
     const first = await post(served.url("only=every"), "tools/call", {
       name: "e_trigger-elicitation-request",
