@@ -48,15 +48,22 @@ const BEARER_MARK = "~";
 
 /** A fresh 128-bit name: what makes a handle that is not a session's unguessable. */
 const randomName = () => randomBytes(16).toString("base64url");
-/** The store owner of one bearer value: a digest of its random name (the name is never a store key). */
-const bearerOwner = (name: string) => `b.${createHash("sha256").update(name).digest("base64url")}`;
+/**
+ * Every bearer value lives under one store owner, so callers without credentials share one per-owner budget
+ * (`max_session_bytes`) and cannot crowd out sessions' values; a value's key is a digest of its random name
+ * (the name itself is in no store key).
+ */
+const BEARER_STORE = "b.bearer";
+const bearerKey = (name: string, scope: string) =>
+  `${createHash("sha256").update(name).digest("base64url")}/${scope}`;
 
-/** Where a handle's value lives: a bearer handle names its own owner; any other is the caller's. */
-function locate(owner: string, key: string): { owner: string; key: string } {
-  if (!key.startsWith(BEARER_MARK)) return { owner, key };
+/** Where a handle's value lives: a bearer handle in the bearer store; any other the caller's. Empty: none. */
+function locate(owner: string, key: string): { owner: string; key: string } | undefined {
+  if (!key || key.length > 1024) return undefined;
+  if (!key.startsWith(BEARER_MARK)) return owner === BEARER_OWNER ? undefined : { owner, key };
   const slash = key.indexOf("/");
-  if (slash < 0) return { owner: bearerOwner(key.slice(1)), key: "" };
-  return { owner: bearerOwner(key.slice(1, slash)), key: key.slice(slash + 1) };
+  if (slash < 2 || slash === key.length - 1) return undefined;
+  return { owner: BEARER_STORE, key: bearerKey(key.slice(1, slash), key.slice(slash + 1)) };
 }
 
 /** A request with no owner (a `--stateless` request) neither captures nor uses handles. */
@@ -145,13 +152,13 @@ export class HandleStore {
     let key: string;
     try {
       // A session's handles count up (they are its own); any other owner's carry 128 random bits, and a
-      // bearer value is stored under a digest of its name (the name itself is in no store key).
+      // bearer value is stored in the bearer store under a digest of its name.
       let into = owner;
       let stored: string;
       if (owner === BEARER_OWNER) {
         const name = randomName();
-        into = bearerOwner(name);
-        stored = scope;
+        into = BEARER_STORE;
+        stored = bearerKey(name, scope);
         key = `${BEARER_MARK}${name}/${scope}`;
       } else if (owner.startsWith("s.")) {
         key = stored = `${scope}/${await this.options.store.next(owner, scope, this.ttlMs)}`;
@@ -261,10 +268,9 @@ export class HandleStore {
 
   private async read(owner: string, handle: string, what: string): Promise<StoredValue | undefined> {
     try {
+      // A caller without an owner of its own holds only bearer handles; an empty or malformed key names nothing.
       const at = locate(owner, handle.slice(HANDLE_PREFIX.length));
-      // A caller without an owner of its own holds only bearer handles.
-      if (at.owner === BEARER_OWNER) return undefined;
-      return await this.options.store.get(at.owner, at.key);
+      return at ? await this.options.store.get(at.owner, at.key) : undefined;
     } catch (e) {
       if (e instanceof StoreUnavailableError) throw unavailable(e, `${handle} (${what}) cannot be read`);
       throw e;

@@ -12,7 +12,7 @@ import { type Era, EraCache, eraKey } from "./era.js";
 import type { ForwardOptions } from "./forward.js";
 import { EraRefusedError, SessionGoneError, UpstreamUnreachableError } from "./http-answer.js";
 import { type Opening, openChannel } from "./open.js";
-import { startFailure } from "./start-failure.js";
+import { refreshFailure, startFailure } from "./start-failure.js";
 import type { BuiltTransport } from "./transport.js";
 import { message, sameState, waitForExit, withTimeout } from "./util.js";
 
@@ -111,7 +111,7 @@ export class UpstreamConnection {
         await this.dropChannel(err);
         if (err instanceof SessionGoneError) return this.ensure();
         this.failed();
-        return this.setState({ status: "unavailable", reason: message(err) });
+        return this.setState(refreshFailure(err, this.options.logger));
       })
       .finally(() => {
         this.refreshing = undefined;

@@ -2,6 +2,7 @@
 import type { ServerCapabilities } from "@modelcontextprotocol/sdk/types.js";
 import type { ListHint, Offer } from "../catalog/inventory.js";
 import { SessionGoneError } from "./http-answer.js";
+import { AuthorizationRequiredError } from "./http-auth.js";
 import { message } from "./util.js";
 
 const MAX_PAGES = 100;
@@ -32,7 +33,7 @@ export async function listOffer(
     try {
       return await read<T>(kind, method, key);
     } catch (err) {
-      if (err instanceof SessionGoneError) throw err;
+      if (err instanceof SessionGoneError || err instanceof AuthorizationRequiredError) throw err;
       if ((err as { code?: unknown }).code !== -32601) onSkipped?.(method, message(err));
       return [];
     }
@@ -40,7 +41,8 @@ export async function listOffer(
   const [tools, prompts, resources, templates] = await Promise.all([
     caps.tools
       ? read<Offer["tools"][number]>("tools", "tools/list", "tools").catch((err: unknown) => {
-          if (err instanceof SessionGoneError) throw err;
+          // Unwrapped: a session gone is replayed, and an authorization required keeps its URL out of reasons.
+          if (err instanceof SessionGoneError || err instanceof AuthorizationRequiredError) throw err;
           throw new Error(`tools/list failed: ${message(err)}`, { cause: err });
         })
       : [],

@@ -22,3 +22,10 @@ export function startFailure(
   log.warn("upstream failed to start", { reason: redact?.(reason) ?? reason });
   return { status: "unavailable", reason };
 }
+
+/** Why a running instance's lists could not be read again: as at start for an authorization required (its
+ * ticketed URL stays out of the reason and the logs), else the error's message. */
+export function refreshFailure(err: unknown, log: Logger): UpstreamState {
+  if (err instanceof AuthorizationRequiredError) return startFailure(err, undefined, log);
+  return { status: "unavailable", reason: message(err) };
+}

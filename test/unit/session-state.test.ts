@@ -380,6 +380,20 @@ describe("who owns what a 2026-07-28 request captures", () => {
     expect(read.result!.isError).not.toBe(true);
   });
 
+  test("callers without credentials share one budget: their captures never evict a credential owner's values", async () => {
+    const limits = { ...DEFAULT_LIMITS, maxOwnerBytes: 12_000, maxTotalBytes: 30_000 };
+    const host = new FakeHost(catalogOf(CATALOG), new MemoryStateStore({ limits }));
+    host.script = () => big;
+    const mine = host.handles.credentialOwner("binding-mine");
+    const ctx = host.open("", OFFERS, "ctx-cred", undefined, mine);
+    await runModern(ctx, { name: "read", arguments: {} });
+    await runModern(ctx, { name: "read", arguments: {} });
+    const anon = host.open("", OFFERS, "ctx-anon", undefined, BEARER_OWNER);
+    for (let i = 0; i < 20; i++) await runModern(anon, { name: "read", arguments: {} });
+    expect((await host.state.list(mine)).length).toBe(2);
+    expect((await host.state.usage(mine)).total).toBeLessThanOrEqual(30_000);
+  });
+
   test("a credential owner's handles carry 128 random bits, not a counter", async () => {
     const host = new FakeHost(catalogOf(CATALOG));
     host.script = () => big;
