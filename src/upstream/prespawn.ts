@@ -34,7 +34,8 @@ export function prespawnProbed(name: string, spec: SpawnSpec, who: ProbeIdentity
   const verdict = probeStdio(spec, who, timeoutMs, stop.signal)
     .catch((err: Error): ProbeVerdict => ({ kind: "error", message: err.message }))
     .then((v) => {
-      prespawn(name, spec);
+      // A probe nobody adopts any more (its spec changed before the connection asked) spawns nothing.
+      if (!stop.signal.aborted) prespawn(name, spec);
       return v;
     });
   probes.set(name, { spec, verdict, stop });
@@ -45,7 +46,9 @@ export function adoptProbe(name: string, spec: SpawnSpec): Promise<ProbeVerdict>
   const entry = probes.get(name);
   if (!entry) return undefined;
   probes.delete(name);
-  return isDeepStrictEqual(entry.spec, spec) ? entry.verdict : undefined;
+  if (isDeepStrictEqual(entry.spec, spec)) return entry.verdict;
+  entry.stop.abort();
+  return undefined;
 }
 
 /**
