@@ -38,6 +38,10 @@ export const LOG_LEVELS = Object.freeze([
 ] as const);
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
+export function isLogLevel(v: unknown): v is LogLevel {
+  return LOG_LEVELS.includes(v as LogLevel);
+}
+
 /** The methods that may answer `resultType: "input_required"` (basic/patterns/mrtr §Supported requests). */
 export const INPUT_REQUIRED_METHODS: ReadonlySet<string> = new Set([
   "tools/call",

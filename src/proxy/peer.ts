@@ -1,23 +1,10 @@
 /** @module A session as the traffic from upstream instances sees it: where untied messages can be delivered. */
 
+import { isLogLevel, LOG_LEVELS, type LogLevel } from "../modern/wire.js";
+
+export { isLogLevel, LOG_LEVELS, type LogLevel } from "../modern/wire.js";
+
 export type Params = Record<string, unknown>;
-
-/** MCP logging levels, least severe first. */
-export const LOG_LEVELS = [
-  "debug",
-  "info",
-  "notice",
-  "warning",
-  "error",
-  "critical",
-  "alert",
-  "emergency",
-] as const;
-export type LogLevel = (typeof LOG_LEVELS)[number];
-
-export function isLogLevel(v: unknown): v is LogLevel {
-  return LOG_LEVELS.includes(v as LogLevel);
-}
 
 /** True when a message at `level` passes a session that asked for `wanted`. */
 export function passes(level: unknown, wanted: LogLevel): boolean {

@@ -11,7 +11,7 @@ import type { ServerCapabilities } from "@modelcontextprotocol/sdk/types.js";
 import type { Offer } from "../catalog/inventory.js";
 import { type ParamHeader, scanParamHeaders } from "../modern/headers.js";
 import { envelopeMeta, type Implementation } from "../modern/meta.js";
-import { isRecord, LOG_LEVELS, type LogLevel } from "../modern/wire.js";
+import { isLogLevel, isRecord, type LogLevel } from "../modern/wire.js";
 import { ErrorCode, McpError } from "../protocol.js";
 import { upstreamCapabilities } from "./capabilities.js";
 import type { Channel, ChannelSetup, Params } from "./channel.js";
@@ -129,9 +129,7 @@ class ModernChannel implements Channel {
   request(method: string, params: Params, options: Sent): Promise<Params> {
     switch (method) {
       case "logging/setLevel":
-        this.level = (LOG_LEVELS as readonly unknown[]).includes(params.level)
-          ? (params.level as LogLevel)
-          : undefined;
+        this.level = isLogLevel(params.level) ? params.level : undefined;
         return Promise.resolve({});
       case "resources/subscribe":
       case "resources/unsubscribe":
