@@ -8,10 +8,8 @@ import { loadCatalog } from "../catalog/load.js";
 import type { Catalog } from "../catalog/types.js";
 import { usesInstanceVars } from "../config/instance-vars.js";
 import { select } from "../selection.js";
-import { upstreamCapabilities } from "../upstream/capabilities.js";
-import { prespawn, prespawnProbed } from "../upstream/prespawn.js";
+import { prespawn } from "../upstream/prespawn.js";
 import { spawnSpecOf } from "../upstream/spawn-spec.js";
-import { VERSION } from "../version.js";
 
 /** `serve`'s options that take a value, and its flags (test/unit/serve-early.test.ts keeps them in step). */
 export const VALUE_OPTIONS: readonly string[] = [
@@ -120,12 +118,7 @@ export function prespawnSelection(catalog: Catalog, start: StartSelection): void
   )) {
     const up = catalog.upstreams.get(name);
     if (up?.transport !== "stdio" || up.isolation !== "shared" || usesInstanceVars(up)) continue;
-    if (up.protocol !== "auto") prespawn(name, spawnSpecOf(up));
-    else {
-      // Its era is found first, on a sibling process (the real one never sees server/discover), then it spawns.
-      const clientInfo = { name: catalog.name, version: VERSION };
-      const who = { clientCapabilities: upstreamCapabilities(up, "shared"), clientInfo };
-      prespawnProbed(name, spawnSpecOf(up), who, up.connectTimeoutMs);
-    }
+    // protocol auto: its era is asked of this process once its connection adopts it (probe-stdio.ts).
+    prespawn(name, spawnSpecOf(up));
   }
 }

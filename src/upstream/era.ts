@@ -1,17 +1,14 @@
 /**
  * @module Which MCP era an upstream speaks: pinned by its `protocol`, or found by a `server/discover` probe
- * (HTTP: a plain POST; stdio: a sibling process) and remembered per URL and credentials, or per spawn spec, for
- * the life of the process; forgotten when an instance of it fails or refuses a 2026-07-28 request, so that its
- * restart probes again.
+ * (HTTP: a plain POST; stdio: the first message of the upstream's own process, probe-stdio.ts) and remembered per
+ * URL and credentials, or per spawn spec, for the life of the process; forgotten when an instance of it fails or
+ * refuses a 2026-07-28 request, so that its restart probes again.
  */
 import { createHash } from "node:crypto";
 import type { Upstream } from "../catalog/types.js";
-import type { InstanceValues } from "../config/instance-vars.js";
 import { MODERN_VERSION } from "../modern/wire.js";
 import type { Variant } from "./instance.js";
-import { adoptProbe } from "./prespawn.js";
 import type { Discover, ProbeIdentity, ProbeVerdict } from "./probe.js";
-import { probeStdio } from "./probe-stdio.js";
 import { spawnSpecOf } from "./spawn-spec.js";
 
 export type Era = "2025" | typeof MODERN_VERSION;
@@ -59,13 +56,14 @@ export function eraKey(spec: Upstream, variant: Variant = {}): string {
 export interface EraSearch {
   readonly eras: EraCache;
   readonly variant?: Variant;
-  readonly instance?: InstanceValues;
   /** Toolpacks' own envelope (capabilities for this kind of instance, client info). */
   readonly who: ProbeIdentity;
   /** HTTP: the keep-alive dispatcher. */
   readonly dispatcher?: () => Promise<import("undici").Dispatcher>;
   /** Ends a probe in progress (the connection closed). */
   readonly signal?: AbortSignal;
+  /** stdio: probes the instance's own process (the caller has built its transport; see probe-stdio.ts). */
+  readonly probeStdio?: () => Promise<ProbeVerdict>;
   /** Says what the probe found (for the log). */
   readonly found?: (verdict: ProbeVerdict) => void;
 }
@@ -99,7 +97,6 @@ async function probe(spec: Upstream, search: EraSearch): Promise<ProbeVerdict> {
       ...(search.signal ? { signal: search.signal } : {}),
     });
   }
-  const spawn = spawnSpecOf(spec, search.variant, search.instance);
-  const early = search.variant?.env || search.instance ? undefined : adoptProbe(spec.name, spawn);
-  return early ?? probeStdio(spawn, search.who, timeoutMs, search.signal);
+  if (!search.probeStdio) return { kind: "error", message: "a stdio upstream is probed on its own process" };
+  return search.probeStdio();
 }

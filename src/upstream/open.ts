@@ -1,6 +1,7 @@
 /**
- * @module Opening one upstream instance: its era (pinned, remembered, or probed), then its transport, then the
- * channel of that era (the 2025 handshake, or a 2026-07-28 channel that adopts the probe's discover result).
+ * @module Opening one upstream instance: its era (pinned, remembered, or probed: over HTTP before the transport is
+ * built, over stdio on the started process itself) and its transport, then the channel of that era (the 2025
+ * handshake, or a 2026-07-28 channel that adopts the probe's discover result).
  */
 
 import type { Upstream } from "../catalog/types.js";
@@ -12,6 +13,7 @@ import type { ConnectionOptions } from "./connection-options.js";
 import { type EraCache, findEra } from "./era.js";
 import { openLegacy } from "./legacy-channel.js";
 import { openModern } from "./modern-channel.js";
+import { probeInPlace } from "./probe-stdio.js";
 import { type BuiltTransport, buildTransport, httpDispatcher } from "./transport.js";
 
 /** What an opening has made so far: the caller closes it (or reads its stderr) when the opening fails. */
@@ -37,19 +39,44 @@ export async function openChannel(
   const kind = options.kind ?? "shared";
   const clientInfo = { name: options.clientName, version: options.clientVersion };
   const instance = options.instance?.();
+  const who = { clientCapabilities: upstreamCapabilities(spec, kind), clientInfo };
+  const build = () => buildTransport(spec, options.variant, spec.name, instance, options.auth);
+  // A stdio upstream's era is asked of its own process (probe-stdio.ts): the process is started first.
+  const stdio = spec.transport !== "http";
+  if (stdio) opening.built = await build();
+  let reusable = true;
   const era = await findEra(spec, {
     eras: run.eras,
     ...(options.variant ? { variant: options.variant } : {}),
-    ...(instance ? { instance } : {}),
-    who: { clientCapabilities: upstreamCapabilities(spec, kind), clientInfo },
+    who,
     dispatcher: httpDispatcher,
     signal: run.signal,
+    ...(opening.built
+      ? {
+          probeStdio: async () => {
+            const probed = await probeInPlace(
+              opening.built!.transport,
+              who,
+              spec.connectTimeoutMs,
+              run.signal,
+            );
+            reusable = probed.reusable;
+            return probed.verdict;
+          },
+        }
+      : {}),
     found: (v) =>
       run.log.debug("protocol era probed", { verdict: v.kind, ...("why" in v ? { why: v.why } : {}) }),
   });
   if (run.signal.aborted) throw new Error("closed while starting");
-  const built = await buildTransport(spec, options.variant, spec.name, instance, options.auth);
-  opening.built = built;
+  if (!opening.built) opening.built = await build();
+  else if (!reusable) {
+    // It exited on the probe or stayed silent: ended (its whole group) before a fresh one is spawned.
+    run.log.debug("upstream replaced after the era probe", {});
+    await opening.built.transport.close();
+    opening.built = await build();
+  }
+  const built = opening.built;
   const setup = { spec, kind, built, clientInfo, logger: run.log, events };
   const timeout = spec.connectTimeoutMs;
   return era.era === MODERN_VERSION

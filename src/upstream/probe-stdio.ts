@@ -1,11 +1,11 @@
 /**
- * @module The era probe of a stdio upstream, on a sibling process: some servers exit on any request before
- * `initialize` (rmcp does), so the upstream's own process never sees `server/discover`. The sibling is spawned
- * from the same spawn spec (its stderr discarded), asked, and ended (its whole process group) before the verdict
- * is given, so it never runs beside the real process. Light: no SDK import.
+ * @module The era probe of a stdio upstream, on its own process: `server/discover` is the first message the
+ * process gets. A 2026-07-28 server answers it and is spoken to on that process; a 2025 server that answers it
+ * with an error (SDK v1 and v2, Python: -32601 or -32602) stays up and is initialized on that process; one that
+ * exits on it (rmcp does) or stays silent is replaced by a fresh process (the caller's part), the old one ended
+ * first, so two copies never run at once. Light: no SDK import.
  */
-import { spawn } from "node:child_process";
-import { LineReader } from "./lines.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
   discoverMessage,
   type ProbeIdentity,
@@ -14,77 +14,66 @@ import {
   probeAnswer,
   probeWith,
 } from "./probe.js";
-import { DEFAULT_KILL_GRACE_MS, endGroup } from "./process-group.js";
-import type { SpawnSpec } from "./stdio-transport.js";
 
-/** The longest answer line read from a probe (a DiscoverResult is small). */
-const PROBE_LINE_BYTES = 4 * 1024 * 1024;
+export interface InPlaceProbe {
+  readonly verdict: ProbeVerdict;
+  /**
+   * The process answered and is still up: the channel of the verdict's era opens on it. Otherwise (it exited,
+   * closed its output, or stayed silent) it must be ended and a fresh one spawned.
+   */
+  readonly reusable: boolean;
+}
 
 /**
- * Spawns a sibling from `spec`, asks it `server/discover`, ends it, and says what its answer means. A timeout, an
- * exit or a closed pipe is legacy (silence on a local pipe is a 2025 server); a command that cannot be started is
- * an error. `signal` ends the sibling early (shutdown): the verdict is then an error.
+ * Starts `transport`, asks it `server/discover` (following one -32022 correction), and says what the answer means.
+ *  A timeout, an exit or a closed pipe is legacy (silence on a local pipe is a 2025 server); a process that cannot
+ * be started throws, as it would unprobed. `signal` ends the wait early (shutdown): the verdict is then an error. The transport's
+ * handlers are left as they were found, for the channel that takes it over.
  */
-export async function probeStdio(
-  spec: SpawnSpec,
+export async function probeInPlace(
+  transport: Transport,
   who: ProbeIdentity,
   timeoutMs: number,
   signal?: AbortSignal,
-): Promise<ProbeVerdict> {
-  const child = spawn(spec.command, [...spec.args], {
-    env: spec.env,
-    cwd: spec.cwd,
-    stdio: ["pipe", "pipe", "ignore"],
-    windowsHide: true,
-    detached: true,
-  });
+): Promise<InPlaceProbe> {
+  const saved = { onmessage: transport.onmessage, onclose: transport.onclose, onerror: transport.onerror };
   let waiting: ((outcome: ProbeOutcome) => void) | undefined;
   let ended: ProbeOutcome | undefined;
+  let last = "closed" as ProbeOutcome["kind"];
   const settle = (outcome: ProbeOutcome) => {
     ended ??= outcome;
     const w = waiting;
     waiting = undefined;
     w?.(outcome);
   };
-  let failure: string | undefined;
-  child.once("error", (err) => {
-    failure = err.message;
-    settle({ kind: "closed" });
-  });
-  child.once("exit", () => settle({ kind: "closed" }));
-  child.stdin.on("error", () => {});
-  const lines = new LineReader(
-    PROBE_LINE_BYTES,
-    (line) => {
-      let answer: ProbeOutcome | undefined;
-      try {
-        answer = probeAnswer(JSON.parse(line.toString("utf8")));
-      } catch {}
-      if (answer) waiting?.(answer);
-    },
-    () => settle({ kind: "closed" }),
-  );
-  child.stdout.on("data", (chunk: Buffer) => lines.push(chunk));
-  child.stdout.once("close", () => settle({ kind: "closed" }));
+  transport.onmessage = (message) => {
+    const answer = probeAnswer(message);
+    if (answer) waiting?.(answer);
+  };
+  transport.onclose = () => settle({ kind: "closed" });
+  transport.onerror = () => {};
   const abort = () => settle({ kind: "closed" });
   signal?.addEventListener("abort", abort, { once: true });
   try {
+    await transport.start();
     const verdict = await probeWith((version) => {
       if (ended) return Promise.resolve(ended);
       return new Promise<ProbeOutcome>((resolve) => {
         const timer = setTimeout(() => settle({ kind: "timeout", ms: timeoutMs }), timeoutMs);
         waiting = (outcome) => {
           clearTimeout(timer);
+          last = outcome.kind;
           resolve(outcome);
         };
-        child.stdin.write(`${JSON.stringify(discoverMessage(version, who))}\n`);
+        transport.send(discoverMessage(version, who) as never).catch(() => settle({ kind: "closed" }));
       });
     }, "stdio");
-    if (failure) return { kind: "error", message: `cannot start ${spec.command}: ${failure}` };
-    if (signal?.aborted) return { kind: "error", message: "closed while probing" };
-    return verdict;
+    if (signal?.aborted)
+      return { verdict: { kind: "error", message: "closed while probing" }, reusable: false };
+    const answered = last === "result" || last === "rpc-error";
+    return { verdict, reusable: answered && ended === undefined };
   } finally {
     signal?.removeEventListener("abort", abort);
-    await endGroup(child, DEFAULT_KILL_GRACE_MS);
+    Object.assign(transport, saved);
   }
 }

@@ -47,6 +47,7 @@ export class LeanStdioTransport implements Transport {
   private closed = false;
   private closing = false;
   private corked = false;
+  private started: Promise<void> | undefined;
   /** Ids of requests sent and not answered yet: failed with the reason when the transport fails. */
   private readonly unanswered = new Set<string | number>();
   /** Why the transport failed on its own (a line over the bound), if it did. */
@@ -76,7 +77,16 @@ export class LeanStdioTransport implements Transport {
     return this.child;
   }
 
-  async start(): Promise<void> {
+  /**
+   * Starts reading the child (spawning it first if need be). Idempotent: the era probe starts the transport, and
+   * the channel that then takes it over starts it again.
+   */
+  start(): Promise<void> {
+    this.started ??= this.begin();
+    return this.started;
+  }
+
+  private async begin(): Promise<void> {
     const child = this.ensureSpawned();
     await new Promise<void>((resolve, reject) => {
       if (child.pid !== undefined && child.exitCode === null) {

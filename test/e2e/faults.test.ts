@@ -56,8 +56,7 @@ describe("a stdio upstream that dies", () => {
     const ev = join(tmp.dir, "crash.events");
     const served = await start(`
 upstreams:
-  # Pinned: the test counts the processes it starts (an era probe would start one more).
-  main: { command: node, args: ["${FIXTURE}", "--crash-on", "fail", "--events-file", "${ev}"], protocol: "2025" }
+  main: { command: node, args: ["${FIXTURE}", "--crash-on", "fail", "--events-file", "${ev}"] }
   other: { command: node, args: ["${FIXTURE}", "--name", "other", "--prefix-tools", "o_", "--tools", "echo"] }
 toolsets:
   mainpack: { tools: [main/echo, main/slow, main/fail] }
@@ -105,8 +104,7 @@ toolsets:
     const ev = join(tmp.dir, "crash2.events");
     const served = await start(`
 upstreams:
-  # Pinned: the test counts the processes it starts (an era probe would start one more).
-  main: { command: node, args: ["${FIXTURE}", "--crash-on", "fail", "--events-file", "${ev}"], protocol: "2025" }
+  main: { command: node, args: ["${FIXTURE}", "--crash-on", "fail", "--events-file", "${ev}"] }
 `);
     const a = await client(served);
     await a.callTool({ name: "fail", arguments: {} }).catch(() => {});
@@ -371,10 +369,9 @@ toolsets:
 
   test("isolation: per-session gives each user its own process, and refuses past its cap naming it", async () => {
     const ev = join(tmp.dir, "iso.events");
-    // Pinned: with protocol auto each instance's era probe is a sibling process that exits too (SPEC §12.7).
     const served = await start(`
 upstreams:
-  solo: { command: node, args: ["${FIXTURE}", "--tools", "echo", "--events-file", "${ev}"], isolation: per-session, max_instances: 2, protocol: "2025" }
+  solo: { command: node, args: ["${FIXTURE}", "--tools", "echo", "--events-file", "${ev}"], isolation: per-session, max_instances: 2 }
 `);
     const a = await client(served);
     const b = await client(served);

@@ -92,8 +92,8 @@ test("the upstream spawned before the serving code loads is the one that serves:
   const starts = join(tmp.dir, "starts.txt");
   const counted = tmp.file(
     "counted.yaml",
-    // Pinned: with \`protocol: auto\` the era is probed first on a sibling process (SPEC §12.7), a start of its own.
-    `upstreams:\n  echo: { command: sh, args: ["-c", "echo started >> '${starts}'; exec node '${ECHO}'"], protocol: "2025" }\n`,
+    // `protocol: auto`: the era is asked of this same process (SPEC §12.7), no start of its own.
+    `upstreams:\n  echo: { command: sh, args: ["-c", "echo started >> '${starts}'; exec node '${ECHO}'"] }\n`,
   );
   const transport = new StdioClientTransport({
     command: process.execPath,

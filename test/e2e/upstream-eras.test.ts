@@ -122,7 +122,7 @@ upstreams:
   expect(posts.filter((p) => p.headers?.["mcp-method"] === "server/discover")).toHaveLength(1);
 });
 
-test("a stdio upstream's era is probed on a sibling process: the real process never sees server/discover", {
+test("a stdio upstream's era is asked of its own process: a 2026-07-28 server is spoken to there, a 2025 one initialized there", {
   timeout: 60_000,
 }, async () => {
   const dir = scratch();
@@ -138,18 +138,71 @@ upstreams:
   await pool.ensure(["modern", "legacy"]);
   const connection = pool.connection(sharedRef("modern"));
   expect(connection.era).toBe("2026-07-28");
-  const real = connection.pid()!;
+  // One process, whose first message is the probe; no second cold start.
   const seen = byPid(events(file));
-  expect([...seen.keys()]).toHaveLength(2);
-  const sibling = [...seen.keys()].find((pid) => pid !== real)!;
-  expect(seen.get(sibling)).toEqual(["server/discover"]);
-  expect(seen.get(real)).not.toContain("server/discover");
-  expect(seen.get(real)).toContain("tools/list");
-  expect(alive(sibling)).toBe(false);
-  // The 2025 server answered the probe with -32601: it is initialized, on a process of its own.
-  expect(pool.connection(sharedRef("legacy")).era).toBe("2025");
-  const starts = events(legacyEvents).filter((e) => e.event === "start");
-  expect(new Set(starts.map((e) => e.pid)).size).toBe(2);
+  expect([...seen.keys()]).toEqual([connection.pid()]);
+  const methods = seen.get(connection.pid()!)!;
+  expect(methods[0]).toBe("server/discover");
+  expect(methods.filter((m) => m === "server/discover")).toHaveLength(1);
+  expect(methods).toContain("tools/list");
+  expect(methods).not.toContain("initialize");
+  // The 2025 server answered the probe with -32601 and stayed up: it is initialized on that same process.
+  const legacy = pool.connection(sharedRef("legacy"));
+  expect(legacy.era).toBe("2025");
+  const log = events(legacyEvents);
+  expect(new Set(log.filter((e) => e.event === "start").map((e) => e.pid))).toEqual(new Set([legacy.pid()]));
+  expect(log.filter((e) => e.event === "pre-init").map((e) => e.method)).toEqual(["server/discover"]);
+});
+
+test("a stdio server that exits on the probe is replaced by a fresh process, spoken to in 2025", {
+  timeout: 60_000,
+}, async () => {
+  const dir = scratch();
+  const file = join(dir.dir, "exits.jsonl");
+  const pool = poolOf(`
+upstreams:
+  rough:
+    command: ${process.execPath}
+    args: [${FIXTURE}, --before-init, exit, --events-file, ${file}]
+`);
+  const inventory = await pool.ensure(["rough"]);
+  expect(inventory.get("rough")?.status).toBe("ready");
+  const connection = pool.connection(sharedRef("rough"));
+  expect(connection.era).toBe("2025");
+  const log = events(file);
+  const pids = [...new Set(log.filter((e) => e.event === "start").map((e) => e.pid))];
+  expect(pids).toHaveLength(2);
+  expect(pids[1]).toBe(connection.pid());
+  expect(alive(pids[0]!)).toBe(false);
+  expect(log.filter((e) => e.event === "pre-init")).toHaveLength(1);
+  const result = await connection.request("tools/call", { name: "echo", arguments: { text: "hi" } });
+  expect(JSON.stringify(result)).toContain("hi");
+});
+
+test("a stdio server silent on the probe is ended before its replacement starts: never two copies at once", {
+  timeout: 60_000,
+}, async () => {
+  const dir = scratch();
+  const file = join(dir.dir, "silent.jsonl");
+  const pool = poolOf(`
+upstreams:
+  quiet:
+    command: ${process.execPath}
+    args: [${FIXTURE}, --before-init, ignore, --events-file, ${file}]
+    connect_timeout: 1
+`);
+  const inventory = await pool.ensure(["quiet"]);
+  expect(inventory.get("quiet")?.status).toBe("ready");
+  const connection = pool.connection(sharedRef("quiet"));
+  expect(connection.era).toBe("2025");
+  const log = events(file) as (Event & { t: number })[];
+  const starts = log.filter((e) => e.event === "start");
+  expect(starts).toHaveLength(2);
+  const first = starts[0]!;
+  const gone = log.find((e) => e.event === "exit" && e.pid === first.pid);
+  expect(gone).toBeDefined();
+  expect(gone!.t).toBeLessThanOrEqual(starts[1]!.t);
+  expect(starts[1]!.pid).toBe(connection.pid());
 });
 
 test("pinning an upstream's protocol skips the probe, and its era is known before it starts", {
@@ -194,10 +247,13 @@ upstreams:
   const result = await connection.request("tools/call", { name: "test_simple_text", arguments: {} });
   expect(JSON.stringify(result)).toContain("simple text response");
   expect(connection.era).toBe("2026-07-28");
+  // Each process was asked once, as its first message, and was then served on.
   const seen = byPid(events(file));
-  const probes = [...seen].filter(([, methods]) => methods.join() === "server/discover");
-  expect(probes).toHaveLength(2);
-  expect(seen.get(connection.pid()!)).not.toContain("server/discover");
+  expect([...seen.keys()]).toEqual([first, connection.pid()]);
+  for (const methods of seen.values()) {
+    expect(methods[0]).toBe("server/discover");
+    expect(methods.filter((m) => m === "server/discover")).toHaveLength(1);
+  }
 });
 
 test("an HTTP upstream that comes back speaking 2025 is probed again, and the refused call is replayed", {
