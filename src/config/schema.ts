@@ -1,11 +1,13 @@
 /** @module Validates a parsed file against schema/packs.schema.json and turns ajv's findings into located errors. */
 import { readFileSync } from "node:fs";
 import type { Ajv2020, ErrorObject } from "ajv/dist/2020.js";
+import { BUILT, packageFile } from "../paths.js";
 import { type ConfigError, closest } from "./errors.js";
 import type { Path, Source } from "./source.js";
 
-const schemaUrl = new URL("../../schema/packs.schema.json", import.meta.url);
-export const packsSchema = JSON.parse(readFileSync(schemaUrl, "utf8")) as Record<string, unknown>;
+export const packsSchema = JSON.parse(
+  readFileSync(packageFile("schema/packs.schema.json"), "utf8"),
+) as Record<string, unknown>;
 
 type Validate = ReturnType<Ajv2020["compile"]>;
 
@@ -13,15 +15,15 @@ type Validate = ReturnType<Ajv2020["compile"]>;
  * The validator compiled at build time (scripts/build-validator.mjs), when present. Only its absence falls back
  * to compiling here: a prebuilt file that fails to load is an error, not a silent 120 ms at every start.
  */
-const prebuilt: Validate | undefined = await import(
-  new URL("./packs-validator.js", import.meta.url).href
-).then(
-  (m: { default: Validate }) => m.default,
-  (err: NodeJS.ErrnoException) => {
-    if (err.code === "ERR_MODULE_NOT_FOUND" && err.message.includes("packs-validator")) return undefined;
-    throw err;
-  },
-);
+const prebuilt: Validate | undefined = BUILT
+  ? await import(packageFile("dist/config/packs-validator.js").href).then(
+      (m: { default: Validate }) => m.default,
+      (err: NodeJS.ErrnoException) => {
+        if (err.code === "ERR_MODULE_NOT_FOUND" && err.message.includes("packs-validator")) return undefined;
+        throw err;
+      },
+    )
+  : undefined;
 
 /** Without it (tests run from src/), the schema is compiled here, once. */
 const compiled: Validate =

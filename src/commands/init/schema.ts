@@ -5,9 +5,10 @@
 import { existsSync } from "node:fs";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { packageFile } from "../../paths.js";
 
-/** The schema of the running toolpacks (src/commands/init and dist/commands/init are both 3 levels down). */
-export const OWN_SCHEMA = fileURLToPath(new URL("../../../schema/packs.schema.json", import.meta.url));
+/** The schema of the running toolpacks. */
+export const OWN_SCHEMA = fileURLToPath(packageFile("schema/packs.schema.json"));
 
 /**
  * Where a file written at `outFile` should point for its schema: `node_modules/toolpacks/schema/packs.schema.json`
