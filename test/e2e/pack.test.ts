@@ -55,7 +55,13 @@ afterAll(() => tmp.cleanup());
 
 describe("the packed package", () => {
   test("ships the built CLI, the schema and the prebuilt validator, and no sources, tests or maps", () => {
-    for (const f of ["dist/cli.js", "dist/index.js", "dist/index.d.ts", "dist/config/packs-validator.js"])
+    for (const f of [
+      "dist/cli.js",
+      "dist/cli-serve-run.js",
+      "dist/index.js",
+      "dist/index.d.ts",
+      "dist/config/packs-validator.js",
+    ])
       expect(files).toContain(f);
     expect(files).toContain("schema/packs.schema.json");
     expect(files.filter((f) => /^(src|test|bench|scripts|docs)\//.test(f) || f.endsWith(".map"))).toEqual([]);
