@@ -98,7 +98,10 @@ export function verdicts(results) {
     const ok = Number.isFinite(c.stdio) && Number.isFinite(c.direct);
     add(
       `first tools/list over stdio, ${c.name}`,
-      ok ? `${ms(c.stdio)} ms = upstreams alone ${ms(c.direct)} ms + ${ms(c.stdioOver)} ms` : "–",
+      ok
+        ? `${ms(c.stdio)} ms = upstreams alone ${ms(c.direct)} ms + ${ms(c.stdioOver)} ms` +
+            (Number.isFinite(c.nodeStart) ? ` (Node's own start: ${ms(c.nodeStart)} ms)` : "")
+        : "–",
       "≤ the upstreams alone + 50 ms",
       ok ? c.stdioOver <= 50 : undefined,
     );
@@ -308,7 +311,8 @@ export function markdown(results) {
         "case's upstreams itself, all at once, and is done when the slowest has answered initialize and " +
         "tools/list. Through toolpacks: the client spawns `toolpacks serve` (stdio), or spawns it over HTTP and " +
         "connects once it listens; toolpacks spawns the upstreams. toolpacks CPU: its own process's by its " +
-        "first answer (its upstreams' not included).",
+        "first answer (its upstreams' not included). Node's start: `node -e 0`, spawn to exit, in the same " +
+        "rounds: no proxy that runs on Node answers sooner than this after its upstreams would.",
       "",
       table(
         [
@@ -318,6 +322,7 @@ export function markdown(results) {
           "toolpacks stdio ms",
           "toolpacks HTTP ms",
           "HTTP listening ms",
+          "Node's start ms",
           "toolpacks CPU ms (stdio, HTTP)",
           "tools",
         ],
@@ -328,6 +333,7 @@ export function markdown(results) {
           `${ms(c.stdio)} (+${ms(c.stdioOver)})`,
           `${ms(c.http)} (+${ms(c.httpOver)})`,
           ms(c.httpListening),
+          Number.isFinite(c.nodeStart) ? ms(c.nodeStart) : "–",
           `${fmt(c.stdioCpu)}, ${fmt(c.httpCpu)}`,
           `${c.tools.direct} alone, ${c.tools.stdio} through`,
         ]),

@@ -1,7 +1,8 @@
 /**
  * @module Start-up side by side: the first tools/list of the upstreams spawned alone (as a client launching them
  * itself would get it) against the first tools/list through toolpacks over stdio and over HTTP, fresh processes,
- * interleaved rounds, medians. Cases: one upstream (server-everything), and the example's default selection.
+ * interleaved rounds, medians, beside Node's own start (`node -e 0`: the floor of any proxy that runs on Node).
+ * Cases: one upstream (server-everything), and the example's default selection.
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -69,6 +70,17 @@ async function direct(root, c) {
   };
 }
 
+/**
+ * The floor of any proxy written for Node: a `node` process that does nothing (`node -e 0`), spawn to exit. A
+ * proxy cannot spawn its upstreams before its runtime has started; what toolpacks adds past this is its own.
+ */
+async function nodeStart(root) {
+  const t0 = performance.now();
+  const child = start(process.execPath, ["-e", "0"], { cwd: root, env: env(root) });
+  await new Promise((done) => child.once("exit", done));
+  return { ms: performance.now() - t0 };
+}
+
 function viaStdio(root, c) {
   return stdioFirstList(root, "node", [cliPath(root), "serve", "--transport", "stdio", c.config]);
 }
@@ -103,6 +115,7 @@ export async function startupSideBySide(root, tmp, runs, log) {
     ["direct", direct],
     ["stdio", viaStdio],
     ["http", viaHttp],
+    ["node", nodeStart],
   ];
   const raw = cases.map(() => Object.fromEntries(ways.map(([w]) => [w, []])));
   for (let round = 0; round < runs; round++) {
@@ -128,6 +141,7 @@ export async function startupSideBySide(root, tmp, runs, log) {
       httpListening: med("http", "listening"),
       stdioCpu: med("stdio", "cpuMs"),
       httpCpu: med("http", "cpuMs"),
+      nodeStart: med("node"),
       stdioOver: med("stdio") - d,
       httpOver: med("http") - d,
       tools: { direct: r.direct[0]?.tools, stdio: r.stdio[0]?.tools, http: r.http[0]?.tools },
