@@ -1,5 +1,6 @@
 /** @module `buildIndex`: one immutable BM25 index (minisearch) over a resolution's deferred tools. */
 import MiniSearch from "minisearch";
+import { nameWords, unmatchedNameWords } from "./names.js";
 import { planQuery } from "./query.js";
 import { normalize, tokenize } from "./tokenize.js";
 import type {
@@ -22,6 +23,8 @@ export const DEFAULT_RANKING: Ranking = Object.freeze({
   fuzzyWeight: 0.2,
   synonymWeight: 0.6,
   synonymFields: Object.freeze(["name", "title", "summary"] as const),
+  // Each name word the query leaves unmatched divides a score by 1 + 0.3 × that count: 0.3–0.5 a plateau.
+  nameWordPenalty: 0.3,
   bm25: Object.freeze({ k: 2, b: 0.9, d: 0.5 }),
 });
 
@@ -35,6 +38,8 @@ interface Doc {
   readonly entry: SearchEntry;
   readonly toolsets: string[];
   readonly fields: Record<SearchField, string>;
+  /** The name's words that say what it does (see {@link nameWords}). */
+  readonly nameWords: readonly string[];
 }
 
 /**
@@ -89,6 +94,7 @@ function prepare(
         params: paramsText(entry.inputSchema),
         toolset: toolsetText(entry),
       },
+      nameWords: nameWords(entry.name, entry.toolset),
     };
     byName.set(entry.name, doc);
     docs.push(doc);
@@ -141,6 +147,10 @@ function search(
   for (const r of results) {
     const terms = r.queryTerms.length;
     if (terms > 1) r.score = (r.score / terms) * plan.matchedWords(r.queryTerms);
+    if (ranking.nameWordPenalty > 0) {
+      const unmatched = unmatchedNameWords(docs[r.id]!.nameWords, r.match);
+      if (unmatched > 0) r.score /= 1 + ranking.nameWordPenalty * unmatched;
+    }
   }
   return freezeResult(
     top(results, max, docs).map((r) => hit(docs[r.id]!, toolset)),

@@ -69,6 +69,11 @@ export interface Ranking {
   readonly synonymWeight: number;
   /** The fields expansion words are looked for in. */
   readonly synonymFields: readonly SearchField[];
+  /**
+   * Each word of a tool's name (less its toolset's) that the query did not match divides its score by
+   * `1 + nameWordPenalty × unmatched`: `reverse_geocode` ranks below `geocode` for "geocode this address". 0: off.
+   */
+  readonly nameWordPenalty: number;
   /** BM25+ parameters: term saturation k, length normalisation b, and the lower bound d. */
   readonly bm25: { readonly k: number; readonly b: number; readonly d: number };
 }

@@ -1,6 +1,7 @@
 /** @module find_tools/call_tool: definitions within 2 KB, argument parsing, the result's shape; and the tokeniser. */
 import { describe, expect, it } from "vitest";
 import { toolsetsToolDef } from "../../src/proxy/toolsets-tool.js";
+import { nameWords, unmatchedNameWords } from "../../src/search/names.js";
 import { queryTerms, stem, tokenize } from "../../src/search/tokenize.js";
 import {
   deferredToolDefs,
@@ -103,6 +104,20 @@ describe("tokenize", () => {
     ["version 2.0.1, please.", ["version", "2", "0", "1", "please"]],
   ])("%j → %j", (text, terms) => {
     expect(tokenize(text)).toEqual(terms);
+  });
+});
+
+describe("name words", () => {
+  it("a name's words, stemmed as the index stores them, leave out its toolset's words (a server prefix) and the whole identifier", () => {
+    expect(nameWords("desktop_commander_read_file", "desktop-commander")).toEqual(["read", "fil"]);
+    expect(nameWords("maps_reverse_geocode", "maps")).toEqual(["revers", "geocod"]);
+  });
+
+  it("a name word counts as matched only when the query matched it in the name field", () => {
+    const words = ["revers", "geocod"];
+    expect(unmatchedNameWords(words, { geocod: ["name", "summary"] })).toBe(1);
+    expect(unmatchedNameWords(words, { geocod: ["summary"], revers: ["description"] })).toBe(2);
+    expect(unmatchedNameWords(words, { geocod: ["name"], revers: ["name"] })).toBe(0);
   });
 });
 

@@ -71,6 +71,30 @@ describe("ranking", () => {
     expect(first("creating issues")).toBe("create_issue");
   });
 
+  it("a tool whose name adds a word the query lacks ranks below its sibling", () => {
+    // The sibling's shorter summary would put it first on BM25 alone; "reverse" is a word the query lacks.
+    const maps = buildIndex([
+      { name: "maps_reverse_geocode", description: "Geocode coordinates into an address", toolset: "maps" },
+      {
+        name: "maps_geocode",
+        description: "Geocode an address or place name into latitude and longitude coordinates",
+        toolset: "maps",
+      },
+      { name: "maps_directions", description: "Directions between two addresses", toolset: "maps" },
+    ]);
+    const names = maps.search("geocode this address", { limit: 5 }).tools.map((t) => t.name);
+    expect(names).toEqual(["maps_geocode", "maps_reverse_geocode", "maps_directions"]);
+  });
+
+  it("the server prefix of a name is not a word the query lacks", () => {
+    const index = buildIndex([
+      { name: "github_create_issue", description: "Create an issue in a repository", toolset: "github" },
+      { name: "create_issue_template", description: "Create an issue template", toolset: "tracker" },
+    ]);
+    const names = index.search("create an issue", { limit: 5 }).tools.map((t) => t.name);
+    expect(names).toEqual(["github_create_issue", "create_issue_template"]);
+  });
+
   it("parameter descriptions are searched", () => {
     expect(first("folder")).toBe("listDirectory");
   });
