@@ -1,5 +1,5 @@
 /** @module The search bench's shared parts: the catalog as deferred search entries, the labelled queries, and the scoring. */
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -8,6 +8,16 @@ export const root = resolve(here, "..", "..");
 
 export function loadJson(rel) {
   return JSON.parse(readFileSync(join(root, rel), "utf8"));
+}
+
+export const HOLDOUT = "bench/data/queries-holdout.json";
+
+/**
+ * The held-out tasks (split `holdout`), written blind to the ranking after the eval split had been read; none if
+ * the file is absent. Never tune on them: bench/search/README.md.
+ */
+export function loadHoldout() {
+  return existsSync(join(root, HOLDOUT)) ? loadJson(HOLDOUT).queries : [];
 }
 
 /** `@modelcontextprotocol/server-github` → `github`, `@sentry/mcp-server` → `sentry`, `firecrawl-mcp` → `firecrawl`. */
