@@ -19,6 +19,7 @@ const grid = process.env.TUNE_GRID
       b: [0.9, 1],
       k: [2],
       synonymWeight: [0.6, 0.7],
+      nameWordPenalty: [0, 0.3, 0.5],
     };
 
 function* combos(keys, at = 0, acc = {}) {
@@ -46,6 +47,7 @@ for (const c of combos(Object.keys(grid))) {
     },
     bm25: { ...DEFAULT_RANKING.bm25, k: c.k, b: c.b },
     synonymWeight: c.synonymWeight,
+    nameWordPenalty: c.nameWordPenalty,
   };
   const s = score(buildIndex(entries, ranking), tuning, exposed);
   results.push({ c, ...s.lenient, strictR1: s.strict.recall1 });
