@@ -147,28 +147,42 @@ function search(
   for (const r of results) {
     const terms = r.queryTerms.length;
     if (terms > 1) r.score = (r.score / terms) * plan.matchedWords(r.queryTerms);
-    if (ranking.nameWordPenalty > 0) {
-      const unmatched = unmatchedNameWords(docs[r.id]!.nameWords, r.match);
-      if (unmatched > 0) r.score /= 1 + ranking.nameWordPenalty * unmatched;
-    }
   }
+  // The name-word penalty only lowers a score, so it is worked out only for a result that could still enter
+  // the top `max` before it: most of a large catalog's ~1,600 matches never need it.
+  const penalty = ranking.nameWordPenalty;
+  const penalised =
+    penalty > 0
+      ? (r: (typeof results)[number]) => {
+          const unmatched = unmatchedNameWords(docs[r.id]!.nameWords, r.match);
+          if (unmatched > 0) r.score /= 1 + penalty * unmatched;
+        }
+      : undefined;
   return freezeResult(
-    top(results, max, docs).map((r) => hit(docs[r.id]!, toolset)),
+    top(results, max, docs, penalised).map((r) => hit(docs[r.id]!, toolset)),
     results.length,
   );
 }
 
-/** The first `max` results by score, equal scores by name (code-unit order): one pass, no sort of them all. */
+/**
+ * The first `max` results by score, equal scores by name (code-unit order): one pass, no sort of them all.
+ * `lower`, when given, lowers a result's score (never raises it) before it is compared, once it could enter.
+ */
 function top<R extends { id: number; score: number }>(
   results: readonly R[],
   max: number,
   docs: readonly Doc[],
+  lower?: (r: R) => void,
 ): R[] {
   const better = (a: R, b: R) =>
     a.score > b.score || (a.score === b.score && compareNames(docs[a.id]!, docs[b.id]!) < 0);
   const kept: R[] = [];
   for (const r of results) {
     if (kept.length === max && !better(r, kept[max - 1]!)) continue;
+    if (lower) {
+      lower(r);
+      if (kept.length === max && !better(r, kept[max - 1]!)) continue;
+    }
     let i = kept.length < max ? kept.length : max - 1;
     while (i > 0 && better(r, kept[i - 1]!)) {
       kept[i] = kept[i - 1]!;

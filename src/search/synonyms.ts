@@ -134,6 +134,13 @@ const TABLE: Readonly<Record<string, string>> = {
   error: "issue event exception",
   crash: "error issue",
   sprint: "cycle iteration",
+  // third round (development misses: the first writer's tasks and the holdout's odd half)
+  mouse: "hover click",
+  rule: "filter",
+  many: "count stats usage",
+  next: "more page",
+  sub: "subtask child parent",
+  react: "reaction emoji",
   caption: "transcript subtitle",
   subtitle: "transcript caption",
 };

@@ -35,12 +35,18 @@ export function tokenize(text: string): string[] {
     if (!token) continue;
     const parts: string[] = [];
     for (const piece of token.split(SEPARATORS)) {
-      for (const word of piece.split(CASE_BOUNDARY)) if (word) parts.push(word.toLowerCase());
+      for (const word of piece.split(CASE_BOUNDARY)) if (word) parts.push(word);
     }
-    out.push(...parts);
-    if (parts.length > 1 && !isNumberLike(parts)) out.push(parts.join("_"));
+    // Words singular (`PRs` is `pr`); the whole identifier as written (`list_open_prs`), however it is cased.
+    out.push(...parts.map((p) => singularAcronym(p).toLowerCase()));
+    if (parts.length > 1 && !isNumberLike(parts)) out.push(parts.join("_").toLowerCase());
   }
   return out;
+}
+
+/** An acronym's plural is the acronym: `PRs` → `PR`, `URLs` → `URL` (too short for the stemmer to see). */
+function singularAcronym(word: string): string {
+  return /^[A-Z]{2,}s$/.test(word) ? word.slice(0, -1) : word;
 }
 
 /** `1.5`, `2026-07-28`: not an identifier worth keeping whole. */

@@ -97,7 +97,7 @@ describe("tokenize", () => {
     ["create-issue", ["create", "issue", "create_issue"]],
     ["API-post-search", ["api", "post", "search", "api_post_search"]],
     ["getHTTPResponse", ["get", "http", "response", "get_http_response"]],
-    ["list_open-PRs", ["list", "open", "prs", "list_open_prs"]],
+    ["list_open-PRs", ["list", "open", "pr", "list_open_prs"]],
     ["owner/repo", ["owner", "repo", "owner_repo"]],
     ["linear_getIssueById", ["linear", "get", "issue", "by", "id", "linear_get_issue_by_id"]],
     ["context7", ["context", "7", "context_7"]],

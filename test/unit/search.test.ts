@@ -71,6 +71,17 @@ describe("ranking", () => {
     expect(first("creating issues")).toBe("create_issue");
   });
 
+  it("an acronym's plural finds what the acronym names (PRs → pull requests)", () => {
+    const index = buildIndex([
+      { name: "list_commits", description: "List commits of a branch", toolset: "git" },
+      { name: "list_pull_requests", description: "List pull requests of a repository", toolset: "git" },
+      { name: "list_tags", description: "List tags, newest first", toolset: "git" },
+    ]);
+    expect(index.search("which PRs are still waiting", { limit: 1 }).tools[0]?.name).toBe(
+      "list_pull_requests",
+    );
+  });
+
   it("a tool whose name adds a word the query lacks ranks below its sibling", () => {
     // The sibling's shorter summary would put it first on BM25 alone; "reverse" is a word the query lacks.
     const maps = buildIndex([
