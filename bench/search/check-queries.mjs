@@ -1,5 +1,5 @@
 /** @module Checks a labelled query file without searching: every label names a catalogued tool, ids are unique, no task repeats one in any other query file; prints tasks per server. */
-// Usage: node bench/search/check-queries.mjs [bench/data/queries-holdout.json]   (exit 1 on any problem)
+// Usage: node bench/search/check-queries.mjs [bench/data/queries-holdout.json | queries-holdout2.json]   (exit 1 on any problem)
 import { readdirSync } from "node:fs";
 import { basename, join } from "node:path";
 import { loadJson, root } from "./lib.mjs";
