@@ -1,10 +1,9 @@
-/** @module Checks a labelled query file without searching: every label names a catalogued tool, ids are unique, no task repeats one in queries.json; prints tasks per server. */
-// Usage: node bench/search/check-queries.mjs [bench/data/queries-holdout.json]   (exit 1 on any problem)
-import { existsSync } from "node:fs";
-import { join } from "node:path";
+/** @module Checks a labelled query file without searching: every label names a catalogued tool, ids are unique, no task repeats one in any other query file; prints tasks per server. */
+// Usage: node bench/search/check-queries.mjs [bench/data/queries-holdout.json | queries-holdout2.json]   (exit 1 on any problem)
+import { readdirSync } from "node:fs";
+import { basename, join } from "node:path";
 import { loadJson, root } from "./lib.mjs";
 
-const BASE = "bench/data/queries.json";
 const file = process.argv[2] ?? "bench/data/queries-holdout.json";
 
 /** Words that name a server's product in a task ("in Linear", "on GitHub"): to count how many tasks name it. */
@@ -40,8 +39,12 @@ const catalog = loadJson("bench/data/catalog.json");
 const tools = new Map(catalog.servers.map((s) => [s.package, new Set(s.tools.map((t) => t.name))]));
 const versions = new Map(catalog.servers.map((s) => [s.package, s.version]));
 const { queries } = loadJson(file);
-const base = file === BASE || !existsSync(join(root, BASE)) ? [] : loadJson(BASE).queries;
-const seen = new Set(base.map((q) => q.query.trim().toLowerCase()));
+/** Every other labelled query file in bench/data (queries.json, the holdout sets): a task here must repeat none of them. */
+const others = readdirSync(join(root, "bench/data"))
+  .filter((f) => /^queries.*\.json$/.test(f) && f !== basename(file))
+  .map((f) => `bench/data/${f}`);
+const seen = new Map();
+for (const other of others) for (const q of loadJson(other).queries) seen.set(q.query.trim().toLowerCase(), other);
 
 const problems = [];
 const ids = new Set();
@@ -58,7 +61,7 @@ for (const q of queries) {
   ids.add(q.id);
   if (typeof q.query !== "string" || !q.query.trim()) problems.push(`${where}: empty query`);
   const text = String(q.query).trim().toLowerCase();
-  if (seen.has(text)) problems.push(`${where}: repeats a task in ${BASE}: "${q.query}"`);
+  if (seen.has(text)) problems.push(`${where}: repeats a task in ${seen.get(text)}: "${q.query}"`);
   if (texts.has(text)) problems.push(`${where}: repeats a task in this file: "${q.query}"`);
   texts.add(text);
   label(`${where} expected`, q.expected);
@@ -80,7 +83,7 @@ for (const q of queries) {
 
 const rows = [...perServer].sort((a, b) => b[1].tasks - a[1].tasks);
 const width = Math.max(...rows.map(([p]) => p.length));
-console.log(`${file}: ${queries.length} tasks, ${ids.size} ids\n`);
+console.log(`${file}: ${queries.length} tasks, ${ids.size} ids; checked for repeats against ${others.join(", ")}\n`);
 console.log(`${"server".padEnd(width)}  tools  tasks  named  with equivalent`);
 for (const [pkg, r] of rows) {
   const named = PRODUCT[pkg] ? String(r.named) : "-";

@@ -20,6 +20,16 @@ export function loadHoldout() {
   return existsSync(join(root, HOLDOUT)) ? loadJson(HOLDOUT).queries : [];
 }
 
+export const HOLDOUT2 = "bench/data/queries-holdout2.json";
+
+/**
+ * The second held-out set (split `holdout2`), written by a third writer blind to the ranking, after the first
+ * holdout had been measured; none if the file is absent. Scored apart from `holdout`, never tuned on.
+ */
+export function loadHoldout2() {
+  return existsSync(join(root, HOLDOUT2)) ? loadJson(HOLDOUT2).queries : [];
+}
+
 /** `@modelcontextprotocol/server-github` → `github`, `@sentry/mcp-server` → `sentry`, `firecrawl-mcp` → `firecrawl`. */
 export function slugOf(pkg) {
   const [scope, name] = pkg.startsWith("@") ? pkg.slice(1).split("/") : ["", pkg];
