@@ -20,6 +20,14 @@ export function loadHoldout() {
   return existsSync(join(root, HOLDOUT)) ? loadJson(HOLDOUT).queries : [];
 }
 
+/**
+ * Whether a holdout task is part of development since round 4: the odd-numbered ones (h001, h003, …), whose
+ * misses were read; the even-numbered ones stay blind (bench/search/README.md, "Measured once, then split").
+ */
+export function developmentHoldout(id) {
+  return Number(id.slice(1)) % 2 === 1;
+}
+
 export const HOLDOUT2 = "bench/data/queries-holdout2.json";
 
 /**
