@@ -75,14 +75,27 @@ export async function findEra(spec: Upstream, search: EraSearch): Promise<EraVer
   // The probe carries no OAuth token, so an OAuth upstream would only answer it 401: it is spoken to in
   // 2025 unless its `protocol:` pins 2026-07-28 (SPEC §12.7).
   if (spec.oauth) return { era: "2025", why: "oauth" };
-  return search.eras.get(eraKey(spec, search.variant), async () => {
+  const key = eraKey(spec, search.variant);
+  const find = async (): Promise<EraVerdict> => {
     const verdict = await probe(spec, search);
     search.found?.(verdict);
     if (verdict.kind === "modern") return { era: MODERN_VERSION, discover: verdict.discover };
     if (verdict.kind === "legacy") return { era: "2025", why: verdict.why };
+    if (verdict.kind === "error" && verdict.aborted) throw new ProbeAbortedError(verdict.message);
     throw new Error(verdict.kind === "error" ? verdict.message : "server/discover: no verdict");
-  });
+  };
+  try {
+    return await search.eras.get(key, find);
+  } catch (err) {
+    // The probe this start waited for was another instance's, stopped because that instance closed: it says
+    // nothing of the upstream (the failed verdict is already forgotten), so this start probes for itself.
+    if (err instanceof ProbeAbortedError && !search.signal?.aborted) return search.eras.get(key, find);
+    throw err;
+  }
 }
+
+/** A probe stopped because the instance running it closed. */
+class ProbeAbortedError extends Error {}
 
 async function probe(spec: Upstream, search: EraSearch): Promise<ProbeVerdict> {
   const timeoutMs = spec.connectTimeoutMs;

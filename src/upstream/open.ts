@@ -41,9 +41,6 @@ export async function openChannel(
   const instance = options.instance?.();
   const who = { clientCapabilities: upstreamCapabilities(spec, kind), clientInfo };
   const build = () => buildTransport(spec, options.variant, spec.name, instance, options.auth);
-  // A stdio upstream's era is asked of its own process (probe-stdio.ts): the process is started first.
-  const stdio = spec.transport !== "http";
-  if (stdio) opening.built = await build();
   let reusable = true;
   const era = await findEra(spec, {
     eras: run.eras,
@@ -51,20 +48,15 @@ export async function openChannel(
     who,
     dispatcher: httpDispatcher,
     signal: run.signal,
-    ...(opening.built
-      ? {
-          probeStdio: async () => {
-            const probed = await probeInPlace(
-              opening.built!.transport,
-              who,
-              spec.connectTimeoutMs,
-              run.signal,
-            );
-            reusable = probed.reusable;
-            return probed.verdict;
-          },
-        }
-      : {}),
+    // A stdio upstream's era is asked of its own process (probe-stdio.ts): only the instance that probes starts
+    // its process before the era is known; one that waits for another's probe starts after it.
+    probeStdio: async () => {
+      opening.built = await build();
+      const probed = await probeInPlace(opening.built.transport, who, spec.connectTimeoutMs, run.signal);
+      // A process that failed on its own (a line over max_line_bytes) answered nothing worth keeping.
+      reusable = probed.reusable && opening.built.failure() === undefined;
+      return probed.verdict;
+    },
     found: (v) =>
       run.log.debug("protocol era probed", { verdict: v.kind, ...("why" in v ? { why: v.why } : {}) }),
   });
@@ -74,6 +66,7 @@ export async function openChannel(
     // It exited on the probe or stayed silent: ended (its whole group) before a fresh one is spawned.
     run.log.debug("upstream replaced after the era probe", {});
     await opening.built.transport.close();
+    if (run.signal.aborted) throw new Error("closed while starting");
     opening.built = await build();
   }
   const built = opening.built;

@@ -34,7 +34,10 @@ export function adopt(name: string, spec: SpawnSpec): ChildProcess | undefined {
   const entry = waiting.get(name);
   if (!entry) return undefined;
   waiting.delete(name);
-  if (isDeepStrictEqual(entry.spec, spec) && entry.child.exitCode === null) return entry.child;
+  // A process whose spawn failed (no pid) or that has exited is not adopted: a fresh spawn reports why.
+  const alive =
+    entry.child.pid !== undefined && entry.child.exitCode === null && entry.child.signalCode === null;
+  if (isDeepStrictEqual(entry.spec, spec) && alive) return entry.child;
   void endGroup(entry.child, DEFAULT_KILL_GRACE_MS, false);
   return undefined;
 }

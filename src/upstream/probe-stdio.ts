@@ -68,8 +68,9 @@ export async function probeInPlace(
         transport.send(discoverMessage(version, who) as never).catch(() => settle({ kind: "closed" }));
       });
     }, "stdio");
-    if (signal?.aborted)
-      return { verdict: { kind: "error", message: "closed while probing" }, reusable: false };
+    if (signal?.aborted) {
+      return { verdict: { kind: "error", message: "closed while probing", aborted: true }, reusable: false };
+    }
     const answered = last === "result" || last === "rpc-error";
     return { verdict, reusable: answered && ended === undefined };
   } finally {

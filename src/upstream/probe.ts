@@ -34,8 +34,11 @@ export type ProbeVerdict =
   | { readonly kind: "corrective"; readonly version: string }
   /** Speak 2025 (`initialize`); `why` says what the probe saw, for the log. */
   | { readonly kind: "legacy"; readonly why: string }
-  /** Not an era: the upstream is unavailable for now (`auth`: it refused our credentials). */
-  | { readonly kind: "error"; readonly message: string; readonly auth?: boolean };
+  /**
+   * Not an era: the upstream is unavailable for now (`auth`: it refused our credentials; `aborted`: the probe
+   * was stopped because the instance that ran it closed, which says nothing of the upstream).
+   */
+  | { readonly kind: "error"; readonly message: string; readonly auth?: boolean; readonly aborted?: boolean };
 
 /** The modern versions toolpacks speaks, in preference order. */
 export const MODERN_VERSIONS: readonly string[] = [MODERN_VERSION];

@@ -48,6 +48,8 @@ export class LeanStdioTransport implements Transport {
   private closing = false;
   private corked = false;
   private started: Promise<void> | undefined;
+  private closingDone: Promise<void> | undefined;
+  private spawnError: Error | undefined;
   /** Ids of requests sent and not answered yet: failed with the reason when the transport fails. */
   private readonly unanswered = new Set<string | number>();
   /** Why the transport failed on its own (a line over the bound), if it did. */
@@ -73,7 +75,13 @@ export class LeanStdioTransport implements Transport {
 
   /** Spawns now (or adopts) so that stderr can be watched before start(). */
   ensureSpawned(): ChildProcess {
-    this.child ??= spawnUpstream(this.spec);
+    if (!this.child) {
+      this.child = spawnUpstream(this.spec);
+      // A spawn that fails (ENOENT, EMFILE) says so on the next tick: kept for start(), never an uncaught error.
+      this.child.on("error", (err) => {
+        this.spawnError ??= err;
+      });
+    }
     return this.child;
   }
 
@@ -89,8 +97,16 @@ export class LeanStdioTransport implements Transport {
   private async begin(): Promise<void> {
     const child = this.ensureSpawned();
     await new Promise<void>((resolve, reject) => {
-      if (child.pid !== undefined && child.exitCode === null) {
+      if (child.exitCode !== null || child.signalCode !== null) {
+        reject(new Error(`exited (${child.exitCode ?? child.signalCode}) before it was spoken to`));
+        return;
+      }
+      if (child.pid !== undefined) {
         resolve();
+        return;
+      }
+      if (this.spawnError) {
+        reject(this.spawnError);
         return;
       }
       child.once("spawn", () => resolve());
@@ -193,9 +209,15 @@ export class LeanStdioTransport implements Transport {
    * Ends stdin, then SIGTERM to the process group after the grace period (1 s), then SIGKILL to the group after
    * as long again: the SDK's sequence, applied to every process the upstream started, not only the first.
    */
-  async close(): Promise<void> {
+  close(): Promise<void> {
+    // A second close (the connection closing while the era probe's close runs) waits for the first.
+    this.closingDone ??= this.end();
+    return this.closingDone;
+  }
+
+  private async end(): Promise<void> {
     const child = this.child;
-    if (!child || this.closing) {
+    if (!child) {
       this.finish();
       return;
     }

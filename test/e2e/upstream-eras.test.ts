@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, expect, test } from "vitest";
 import { silentLogger } from "../../src/log.js";
-import { sharedRef } from "../../src/upstream/instance.js";
+import { sessionRef, sharedRef } from "../../src/upstream/instance.js";
 import { UpstreamPool } from "../../src/upstream/pool.js";
 import { catalogOf } from "../helpers/catalog.js";
 import { MODERN_FIXTURE, startModernServer } from "../helpers/modern.js";
@@ -203,6 +203,69 @@ upstreams:
   expect(gone).toBeDefined();
   expect(gone!.t).toBeLessThanOrEqual(starts[1]!.t);
   expect(starts[1]!.pid).toBe(connection.pid());
+});
+
+test("an instance waiting for another instance's era probe starts no process before the verdict", {
+  timeout: 60_000,
+}, async () => {
+  const dir = scratch();
+  const file = join(dir.dir, "waiting.jsonl");
+  const pool = poolOf(`
+upstreams:
+  quiet:
+    command: ${process.execPath}
+    args: [${FIXTURE}, --before-init, ignore, --events-file, ${file}]
+    isolation: per-session
+    connect_timeout: 1
+`);
+  const a = pool.connection(sessionRef("quiet", "session-a"));
+  const b = pool.connection(sessionRef("quiet", "session-b"));
+  await Promise.all([a.ensure(), b.ensure()]);
+  expect([a.era, b.era]).toEqual(["2025", "2025"]);
+  // One probe (a silent one: it waits connect_timeout), on the first process; every other process starts after
+  // its verdict, so none sat spawned and unread while it ran.
+  const starts = (events(file) as (Event & { t: number })[]).filter((e) => e.event === "start");
+  const probed = starts[0]!;
+  expect(events(file).filter((e) => e.event === "pre-init")).toHaveLength(1);
+  expect(starts).toHaveLength(3);
+  for (const later of starts.slice(1)) expect(later.t - probed.t).toBeGreaterThanOrEqual(900);
+});
+
+test("an instance that closes during its era probe does not fail the instance waiting for that probe", {
+  timeout: 60_000,
+}, async () => {
+  const dir = scratch();
+  const file = join(dir.dir, "closing.jsonl");
+  const pool = poolOf(`
+upstreams:
+  quiet:
+    command: ${process.execPath}
+    args: [${FIXTURE}, --before-init, ignore, --events-file, ${file}]
+    isolation: per-session
+    connect_timeout: 2
+`);
+  const a = pool.connection(sessionRef("quiet", "session-a"));
+  const b = pool.connection(sessionRef("quiet", "session-b"));
+  const first = a.ensure().catch(() => undefined);
+  const waiting = b.ensure();
+  await until(() => events(file).some((e) => e.event === "pre-init"), "the probe sent");
+  await a.close();
+  await first;
+  expect(await waiting).toMatchObject({ status: "ready" });
+  expect(b.era).toBe("2025");
+});
+
+test("a stdio command that cannot be spawned is an error the instance reports, not a crash", {
+  timeout: 30_000,
+}, async () => {
+  const pool = poolOf(`
+upstreams:
+  missing:
+    command: /nonexistent/toolpacks-test-server
+`);
+  const inventory = await pool.ensure(["missing"]);
+  expect(inventory.get("missing")).toMatchObject({ status: "unavailable" });
+  expect(JSON.stringify(inventory.get("missing"))).toMatch(/ENOENT|nonexistent/);
 });
 
 test("pinning an upstream's protocol skips the probe, and its era is known before it starts", {

@@ -93,6 +93,28 @@ describe("a stdio upstream's process group", () => {
     expect(groupMembers(pids.launcher)).toEqual([]);
   });
 
+  test("a second close waits for the first: neither resolves while a process of the group lives", async () => {
+    const transport = new LeanStdioTransport(
+      {
+        command: process.execPath,
+        args: [FIXTURE, "--linger", "--ignore-sigterm"],
+        env: process.env as Record<string, string>,
+        cwd: ROOT,
+      },
+      undefined,
+      { killGraceMs: 300 },
+    );
+    await transport.start();
+    const pid = transport.pid!;
+    cleanups.push(() => {
+      if (living(pid)) process.kill(pid, "SIGKILL");
+    });
+    const first = transport.close();
+    await transport.close();
+    expect(living(pid)).toBe(false);
+    await first;
+  });
+
   test("when the launcher dies on its own, the server it left behind is ended too", async () => {
     const file = join(tmp.dir, "pids-crash.json");
     const transport = new LeanStdioTransport(
