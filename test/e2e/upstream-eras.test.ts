@@ -189,7 +189,7 @@ upstreams:
   quiet:
     command: ${process.execPath}
     args: [${FIXTURE}, --before-init, ignore, --events-file, ${file}]
-    connect_timeout: 1
+    connect_timeout: 4
 `);
   const inventory = await pool.ensure(["quiet"]);
   expect(inventory.get("quiet")?.status).toBe("ready");
@@ -216,19 +216,20 @@ upstreams:
     command: ${process.execPath}
     args: [${FIXTURE}, --before-init, ignore, --events-file, ${file}]
     isolation: per-session
-    connect_timeout: 1
+    connect_timeout: 4
 `);
   const a = pool.connection(sessionRef("quiet", "session-a"));
   const b = pool.connection(sessionRef("quiet", "session-b"));
   await Promise.all([a.ensure(), b.ensure()]);
   expect([a.era, b.era]).toEqual(["2025", "2025"]);
-  // One probe (a silent one: it waits connect_timeout), on the first process; every other process starts after
-  // its verdict, so none sat spawned and unread while it ran.
+  // One probe (a silent one: it waits connect_timeout, 4 s), on the first process; every other process starts
+  // after its verdict, so none sat spawned and unread while it ran. (connect_timeout also bounds the
+  // replacement's initialize: 4 s leaves a loaded machine time to boot the fixture.)
   const starts = (events(file) as (Event & { t: number })[]).filter((e) => e.event === "start");
   const probed = starts[0]!;
   expect(events(file).filter((e) => e.event === "pre-init")).toHaveLength(1);
   expect(starts).toHaveLength(3);
-  for (const later of starts.slice(1)) expect(later.t - probed.t).toBeGreaterThanOrEqual(900);
+  for (const later of starts.slice(1)) expect(later.t - probed.t).toBeGreaterThanOrEqual(3_900);
 });
 
 test("an instance that closes during its era probe does not fail the instance waiting for that probe", {
@@ -242,7 +243,7 @@ upstreams:
     command: ${process.execPath}
     args: [${FIXTURE}, --before-init, ignore, --events-file, ${file}]
     isolation: per-session
-    connect_timeout: 2
+    connect_timeout: 4
 `);
   const a = pool.connection(sessionRef("quiet", "session-a"));
   const b = pool.connection(sessionRef("quiet", "session-b"));
