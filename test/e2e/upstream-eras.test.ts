@@ -210,11 +210,13 @@ test("an instance waiting for another instance's era probe starts no process bef
 }, async () => {
   const dir = scratch();
   const file = join(dir.dir, "waiting.jsonl");
+  const spawns = join(dir.dir, "spawns.txt");
+  // sh writes the time each process is spawned (the fixture's own events come only once it has booted).
   const pool = poolOf(`
 upstreams:
   quiet:
-    command: ${process.execPath}
-    args: [${FIXTURE}, --before-init, ignore, --events-file, ${file}]
+    command: sh
+    args: ["-c", "date +%s%3N >> '${spawns}'; exec '${process.execPath}' '${FIXTURE}' --before-init ignore --events-file '${file}'"]
     isolation: per-session
     connect_timeout: 4
 `);
@@ -222,14 +224,14 @@ upstreams:
   const b = pool.connection(sessionRef("quiet", "session-b"));
   await Promise.all([a.ensure(), b.ensure()]);
   expect([a.era, b.era]).toEqual(["2025", "2025"]);
-  // One probe (a silent one: it waits connect_timeout, 4 s), on the first process; every other process starts
-  // after its verdict, so none sat spawned and unread while it ran. (connect_timeout also bounds the
-  // replacement's initialize: 4 s leaves a loaded machine time to boot the fixture.)
-  const starts = (events(file) as (Event & { t: number })[]).filter((e) => e.event === "start");
-  const probed = starts[0]!;
+  // One probe, a silent one: its verdict comes connect_timeout (4 s) after it was sent, which is after its
+  // process was spawned. Every other process is spawned after that verdict: none sat spawned and unread while
+  // it ran. (connect_timeout also bounds the replacement's initialize: 4 s leaves a loaded machine time to boot.)
   expect(events(file).filter((e) => e.event === "pre-init")).toHaveLength(1);
-  expect(starts).toHaveLength(3);
-  for (const later of starts.slice(1)) expect(later.t - probed.t).toBeGreaterThanOrEqual(3_900);
+  const times = readFileSync(spawns, "utf8").trim().split("\n").map(Number);
+  expect(times).toHaveLength(3);
+  const [probed, ...later] = times;
+  for (const t of later) expect(t - probed!).toBeGreaterThanOrEqual(3_500);
 });
 
 test("an instance that closes during its era probe does not fail the instance waiting for that probe", {
