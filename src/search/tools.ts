@@ -11,10 +11,11 @@ export const findToolsDef: ToolDef = Object.freeze({
   name: FIND_TOOLS,
   title: "Find tools",
   description:
-    "Search the tools this server keeps out of the tool list. Describe the task in plain words " +
-    '("open an issue in my GitHub repo", "list files in a folder") or give a tool name; an empty query ' +
-    "lists them by name. Returns the best matches with their inputSchema, and how many matched; run one " +
-    "with call_tool. If none fits, search again with other words.",
+    "Search the tools this server keeps out of the tool list. It matches words, not meaning: use the " +
+    "words a tool would be named or described with, an action and its object, and the product if known " +
+    '("create issue GitHub", "list files in a folder"), or give a tool name; an empty query lists them ' +
+    "by name. Returns the best matches with their inputSchema, and how many matched; run one with " +
+    "call_tool. If none fits, search again with other words.",
   inputSchema: Object.freeze({
     type: "object",
     properties: {
