@@ -62,8 +62,8 @@ export interface EraSearch {
   readonly dispatcher?: () => Promise<import("undici").Dispatcher>;
   /** Ends a probe in progress (the connection closed). */
   readonly signal?: AbortSignal;
-  /** stdio: probes the instance's own process (the caller has built its transport; see probe-stdio.ts). */
-  readonly probeStdio?: () => Promise<ProbeVerdict>;
+  /** stdio: starts the instance's own process and probes it (see probe-stdio.ts); called only to probe. */
+  readonly probeStdio: () => Promise<ProbeVerdict>;
   /** Says what the probe found (for the log). */
   readonly found?: (verdict: ProbeVerdict) => void;
 }
@@ -110,6 +110,5 @@ async function probe(spec: Upstream, search: EraSearch): Promise<ProbeVerdict> {
       ...(search.signal ? { signal: search.signal } : {}),
     });
   }
-  if (!search.probeStdio) return { kind: "error", message: "a stdio upstream is probed on its own process" };
   return search.probeStdio();
 }

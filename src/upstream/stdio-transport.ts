@@ -45,10 +45,10 @@ export class LeanStdioTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
   private child: ChildProcess | undefined;
   private closed = false;
-  private closing = false;
   private corked = false;
   private started: Promise<void> | undefined;
-  private closingDone: Promise<void> | undefined;
+  /** The close in progress or done (set by the first close()). */
+  private closing: Promise<void> | undefined;
   private spawnError: Error | undefined;
   /** Ids of requests sent and not answered yet: failed with the reason when the transport fails. */
   private readonly unanswered = new Set<string | number>();
@@ -117,7 +117,7 @@ export class LeanStdioTransport implements Transport {
     // The process we started is gone: the upstream is over, and whatever it started and left behind (a server
     // whose launcher died) goes too, at once (no stdin step: the leader was what we talked to).
     child.once("exit", () => {
-      if (this.closing || child.pid === undefined || !groupAlive(child.pid)) return;
+      if (this.closing !== undefined || child.pid === undefined || !groupAlive(child.pid)) return;
       void endGroup(child, this.graceMs, false).then(() => this.finish());
     });
     child.stdin?.on("error", (err) => this.onerror?.(err));
@@ -211,8 +211,8 @@ export class LeanStdioTransport implements Transport {
    */
   close(): Promise<void> {
     // A second close (the connection closing while the era probe's close runs) waits for the first.
-    this.closingDone ??= this.end();
-    return this.closingDone;
+    this.closing ??= this.end();
+    return this.closing;
   }
 
   private async end(): Promise<void> {
@@ -221,7 +221,6 @@ export class LeanStdioTransport implements Transport {
       this.finish();
       return;
     }
-    this.closing = true;
     await endGroup(child, this.graceMs);
     this.finish();
   }
