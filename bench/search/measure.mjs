@@ -1,11 +1,15 @@
 /** @module Tool-search figures: ranking quality on the labelled queries, tools/list bytes listed vs deferred, latency and build time. */
+import { existsSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
+import { join } from "node:path";
+import { AGENT_QUERIES } from "./agent-queries.mjs";
 import {
   developmentHoldout,
   loadHoldout,
   loadHoldout2,
   loadJson,
   rng,
+  root,
   round,
   score,
   servedCatalog,
@@ -132,6 +136,41 @@ export async function measureSearch({ rounds = 5, log = () => {} } = {}) {
     ...(blind.length ? { blind: score(index, blind, exposed) } : {}),
   };
 
+  // The same tasks, each searched with the query an agent wrote for it (bench/data/agent-queries.json): in use
+  // a model, not the user, writes find_tools' query. One entry per recorded pass, per split.
+  const findTools = listsOf(deferred, true).tools.tools.find((t) => t.name === "find_tools");
+  const agentSets = Object.fromEntries(
+    Object.entries({ dev: [...queries, ...holdoutDev], blind }).filter(([, qs]) => qs.length > 0),
+  );
+  const agent = {};
+  for (const pass of loadAgentPasses()) {
+    const asWritten = (qs) =>
+      qs.map((q) => {
+        const query = pass.queries[q.id];
+        if (typeof query !== "string")
+          throw new Error(`${AGENT_QUERIES}: pass ${pass.name} has no query for ${q.id}`);
+        return { ...q, query };
+      });
+    agent[pass.name] = {
+      writer: pass.writer,
+      // Written against another description of find_tools: its figures no longer say what an agent would do.
+      stale: pass.findToolsDescription !== findTools?.description,
+      quality: Object.fromEntries(
+        Object.entries(agentSets).map(([k, qs]) => {
+          const r = score(index, asWritten(qs), exposed);
+          return [k, { n: r.n, strict: r.strict, lenient: r.lenient }];
+        }),
+      ),
+    };
+  }
+  // The same sets with the user's words as the query, for the comparison.
+  const userWords = Object.fromEntries(
+    Object.entries(agentSets).map(([k, qs]) => {
+      const r = score(index, qs, exposed);
+      return [k, { n: r.n, strict: r.strict, lenient: r.lenient }];
+    }),
+  );
+
   const bytes = (resolution) => Buffer.byteLength(JSON.stringify(listsOf(resolution, true).tools));
   const listedBytes = bytes(listed);
   const deferredBytes = bytes(deferred);
@@ -161,6 +200,8 @@ export async function measureSearch({ rounds = 5, log = () => {} } = {}) {
     quality: Object.fromEntries(
       Object.entries(quality).map(([k, v]) => [k, { n: v.n, strict: v.strict, lenient: v.lenient }]),
     ),
+    agent,
+    userWords,
     misses: quality.eval.ranks
       .filter((r) => r.lenient !== 1)
       .map(({ id, query, want, lenient, top }) => ({ id, query, want, rank: lenient || null, top })),
@@ -178,22 +219,48 @@ export async function measureSearch({ rounds = 5, log = () => {} } = {}) {
   };
 }
 
-/** The issue's targets for tool search, each met or not, with the figure behind it. */
+/** The recorded passes of agent-written queries, oldest first; none if the file is absent. */
+function loadAgentPasses() {
+  return existsSync(join(root, AGENT_QUERIES)) ? loadJson(AGENT_QUERIES).passes : [];
+}
+
+/**
+ * The issue's targets for tool search, each met or not, with the figure behind it. Recall is judged on the
+ * blind test set searched with the agent's query (the worst recorded pass), as find_tools is used; the same
+ * tasks with the user's words pasted in as the query are shown too, the hard case, which the targets miss.
+ */
 export function searchVerdicts(s) {
-  const e = s.quality.eval.lenient;
   const b = s.quality.blind?.lenient;
   const nb = s.quality.blind?.n;
+  const passes = Object.values(s.agent ?? {}).filter((p) => p.quality.blind && !p.stale);
+  const worst = (field) => Math.min(...passes.map((p) => p.quality.blind.lenient[field]));
   const big = s.speed.find((x) => x.tools === SIZES[1]);
   const row = (target, measured, goal, ok) => ({ target, measured, goal, status: ok ? "met" : "not met" });
+  const agentRow = (k, field, goal, min) =>
+    row(
+      `find_tools recall@${k} (blind test set, ${nb} tasks, the agent's query; worst of ${passes.length} passes)`,
+      worst(field).toFixed(3),
+      goal,
+      worst(field) >= min,
+    );
   return [
+    ...(passes.length ? [agentRow(1, "recall1", "≥ 0.70", 0.7), agentRow(5, "recall5", "≥ 0.90", 0.9)] : []),
     ...(b
       ? [
-          row(`find_tools recall@1 (blind test set, ${nb} tasks)`, b.recall1.toFixed(3), "≥ 0.70", b.recall1 >= 0.7),
-          row(`find_tools recall@5 (blind test set, ${nb} tasks)`, b.recall5.toFixed(3), "≥ 0.90", b.recall5 >= 0.9),
+          row(
+            `find_tools recall@1 (the same tasks, the user's words as the query)`,
+            b.recall1.toFixed(3),
+            "≥ 0.70",
+            b.recall1 >= 0.7,
+          ),
+          row(
+            `find_tools recall@5 (the same tasks, the user's words as the query)`,
+            b.recall5.toFixed(3),
+            "≥ 0.90",
+            b.recall5 >= 0.9,
+          ),
         ]
       : []),
-    row("find_tools recall@1 (eval split, read while tuning)", e.recall1.toFixed(3), "≥ 0.70", e.recall1 >= 0.7),
-    row("find_tools recall@5 (eval split, read while tuning)", e.recall5.toFixed(3), "≥ 0.90", e.recall5 >= 0.9),
     row(
       "tools/list with the whole catalog deferred",
       `${s.toolsList.deferredBytes} bytes (listed: ${s.toolsList.listedBytes})`,
@@ -229,6 +296,7 @@ export function searchMarkdown(s) {
     "| split | tasks | recall@1 | recall@5 | MRR | strict recall@1 | strict recall@5 | strict MRR |",
     "| --- | --- | --- | --- | --- | --- | --- | --- |",
     ...Object.entries(s.quality).map(([k, v]) => `| ${k} | ${v.n} | ${q(v.lenient)} | ${q(v.strict)} |`),
+    ...agentMarkdown(s),
     "",
     "| tools/list of the whole catalog | tools | bytes | ≈ tokens |",
     "| --- | --- | --- | --- |",
@@ -243,7 +311,36 @@ export function searchMarkdown(s) {
     ),
     "",
     `Eval misses at rank 1: ${s.misses.length} (listed in bench/results/search.json).` +
-      (s.blindMissesAt1 == null ? "" : ` Blind misses at rank 1: ${s.blindMissesAt1} (counted, not listed).`) +
+      (s.blindMissesAt1 == null
+        ? ""
+        : ` Blind misses at rank 1: ${s.blindMissesAt1} (counted, not listed).`) +
       ` ${s.cores} cores.`,
   ].join("\n");
+}
+
+/** The same tasks searched with the query an agent wrote for each, beside the user's words: one column per pass. */
+function agentMarkdown(s) {
+  const passes = Object.entries(s.agent ?? {});
+  if (passes.length === 0) return [];
+  const f = (v) => (v ? `${v.recall1.toFixed(3)} / ${v.recall5.toFixed(3)} / ${v.mrr.toFixed(3)}` : "–");
+  const stale = passes.filter(([, p]) => p.stale).map(([k]) => k);
+  return [
+    "",
+    "The same tasks, each searched with the query an agent wrote for it (`bench/data/agent-queries.json`: a " +
+      "writer given only the deferred tools/list and the task, first attempt, never the catalog; " +
+      'bench/search/README.md, "Queries as an agent writes them"). recall@1 / recall@5 / MRR, lenient:',
+    "",
+    `| split | tasks | the user's words | ${passes.map(([k]) => `the agent's query (${k})`).join(" | ")} |`,
+    `| --- | --- | --- | ${passes.map(() => "---").join(" | ")} |`,
+    ...Object.entries(s.userWords).map(
+      ([k, v]) =>
+        `| ${k} | ${v.n} | ${f(v.lenient)} | ${passes.map(([, p]) => f(p.quality[k]?.lenient)).join(" | ")} |`,
+    ),
+    ...(stale.length
+      ? [
+          "",
+          `Written against another description of find_tools, so no longer what an agent would write: ${stale.join(", ")}.`,
+        ]
+      : []),
+  ];
 }

@@ -1,0 +1,70 @@
+/** @module The agent's-query measure: what a writer playing the agent is given, and how its queries are recorded. */
+// Usage:
+//   node bench/search/agent-queries.mjs prepare DIR
+//     writes DIR/tools-list.json (tools/list of the whole catalog deferred, as a session sees it) and
+//     DIR/tasks-a.json, DIR/tasks-b.json ({id, task} of every labelled task, shuffled, split in two halves)
+//   node bench/search/agent-queries.mjs add NAME "WRITER" DIR/out-a.json DIR/out-b.json …
+//     records the writer's {id: query} files as pass NAME in bench/data/agent-queries.json
+// The protocol (who may read what) is in bench/search/README.md, "Queries as an agent writes them".
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { loadHoldout, loadHoldout2, loadJson, rng, root, servedCatalog } from "./lib.mjs";
+
+export const AGENT_QUERIES = "bench/data/agent-queries.json";
+
+/** Every labelled task: queries.json, then the holdout sets. */
+function allTasks() {
+  return [...loadJson("bench/data/queries.json").queries, ...loadHoldout(), ...loadHoldout2()];
+}
+
+/** The tools/list a session with the whole catalog deferred is given: all a writer may know of the server. */
+export async function deferredToolsList() {
+  const { listsOf } = await import("../../dist/proxy/lists.js");
+  const { deferred } = await servedCatalog(loadJson("bench/data/catalog.json"));
+  return listsOf(deferred, true).tools;
+}
+
+async function prepare(dir) {
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, "tools-list.json"), `${JSON.stringify(await deferredToolsList(), null, 1)}\n`);
+  // Shuffled, development and blind tasks mixed, labels left out: a writer cannot tell the sets apart.
+  const tasks = allTasks().map((q) => ({ id: q.id, task: q.query }));
+  const r = rng(7);
+  for (let i = tasks.length - 1; i > 0; i--) {
+    const j = Math.floor(r() * (i + 1));
+    [tasks[i], tasks[j]] = [tasks[j], tasks[i]];
+  }
+  const half = Math.ceil(tasks.length / 2);
+  writeFileSync(join(dir, "tasks-a.json"), `${JSON.stringify(tasks.slice(0, half), null, 1)}\n`);
+  writeFileSync(join(dir, "tasks-b.json"), `${JSON.stringify(tasks.slice(half), null, 1)}\n`);
+  console.log(`${tasks.length} tasks and the tools/list written to ${dir}`);
+}
+
+async function add(name, writer, files) {
+  const queries = Object.assign({}, ...files.map((f) => JSON.parse(readFileSync(f, "utf8"))));
+  const missing = allTasks().filter((q) => typeof queries[q.id] !== "string" || !queries[q.id].trim());
+  if (missing.length) throw new Error(`no query for ${missing.map((q) => q.id).join(", ")}`);
+  const path = join(root, AGENT_QUERIES);
+  const data = existsSync(path) ? JSON.parse(readFileSync(path, "utf8")) : { passes: [] };
+  const findTools = (await deferredToolsList()).tools.find((t) => t.name === "find_tools");
+  const pass = {
+    name,
+    writer,
+    date: new Date().toISOString().slice(0, 10),
+    findToolsDescription: findTools.description,
+    queries,
+  };
+  data.passes = [...data.passes.filter((p) => p.name !== name), pass];
+  writeFileSync(path, `${JSON.stringify(data, null, 1)}\n`);
+  console.log(`pass ${name}: ${Object.keys(queries).length} queries recorded in ${AGENT_QUERIES}`);
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const [command, ...args] = process.argv.slice(2);
+  if (command === "prepare" && args.length === 1) await prepare(args[0]);
+  else if (command === "add" && args.length >= 3) await add(args[0], args[1], args.slice(2));
+  else {
+    console.error("usage: agent-queries.mjs prepare DIR | add NAME WRITER FILE…");
+    process.exit(2);
+  }
+}
