@@ -36,7 +36,7 @@ async function callOnce(s: SessionState, params: Params, call: Call): Promise<Pa
       return host.handles.inspect(s.stateOwner, (params.arguments ?? {}) as Params);
     }
     if (name === FIND_TOOLS && offersSearchTool(s.resolution, name))
-      return findTools(s.resolution, params.arguments);
+      return findTools(host.searchIndexes, s.resolution, params.arguments);
     // call_tool is a tools/call of the tool it names: the same route, checks, capture, metrics and logs; a
     // 2026-07-28 requestState stays bound to the call_tool request the client sent (and retries).
     if (name === CALL_TOOL && offersSearchTool(s.resolution, name)) {

@@ -10,10 +10,14 @@ import {
 } from "../search/tools.js";
 import { rpcError } from "./errors.js";
 import type { Params } from "./host.js";
-import { searchIndexOf } from "./lists.js";
+import type { SearchIndexes } from "./search-indexes.js";
 
 /** Ranks the deferred tools for the query; a `toolset` that is not deferred here is refused, naming those that are. */
-export async function findTools(resolution: Resolution, args: unknown): Promise<Params> {
+export async function findTools(
+  indexes: SearchIndexes,
+  resolution: Resolution,
+  args: unknown,
+): Promise<Params> {
   const parsed = parseFindToolsArgs(args ?? {});
   if (!parsed.ok)
     throw rpcError(ErrorCode.InvalidParams, `Invalid arguments for tool ${FIND_TOOLS}: ${parsed.message}`);
@@ -24,7 +28,7 @@ export async function findTools(resolution: Resolution, args: unknown): Promise<
       `Invalid arguments for tool ${FIND_TOOLS}: toolset "${toolset}" is not deferred in this session (deferred: ${resolution.deferred.map((d) => d.name).join(", ")})`,
     );
   }
-  const index = await searchIndexOf(resolution);
+  const index = await indexes.of(resolution);
   const result = index.search(query, toolset === undefined ? { limit } : { limit, toolset });
   return findToolsResult(result) as unknown as Params;
 }

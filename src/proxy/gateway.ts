@@ -22,6 +22,7 @@ import type { SessionAuthorization, SessionHost, UpstreamLink } from "./host.js"
 import { cacheKey, credentialsOf, refsOf, reportRefs } from "./instances.js";
 import { placeAfterReload, refsAfterReload } from "./reload-sessions.js";
 import { ResolutionCache } from "./resolution-cache.js";
+import { gatewaySearchIndexes } from "./search-indexes.js";
 import { Session } from "./session.js";
 import { type Serving, servingOf } from "./state-host.js";
 import { TOOLSETS_TOOL, toolsetsToolDef } from "./toolsets-tool.js";
@@ -41,6 +42,7 @@ export class Gateway implements SessionHost {
   readonly cacheTtlMs: number;
   readonly bridges = new BridgeTable();
   readonly requestStates: RequestStateCodec;
+  readonly searchIndexes = gatewaySearchIndexes(this);
   readonly authorization?: SessionAuthorization;
   private readonly cache = new ResolutionCache();
   private current: Catalog;

@@ -1,7 +1,6 @@
-/** @module The list results of a resolution, and its tool-search index: built once, shared by every session with that resolution. */
+/** @module The list results of a resolution: built once, shared by every session with that resolution. */
 import type { Resolution } from "../resolve.js";
-import { listedRoutes, searchEntries, searchToolDefs } from "../search/deferred.js";
-import type { ToolIndex } from "../search/types.js";
+import { listedRoutes, searchToolDefs } from "../search/deferred.js";
 import { INSPECT_TOOL, inspectToolDef } from "./handles.js";
 import { toolsetsToolDef } from "./toolsets-tool.js";
 
@@ -14,7 +13,6 @@ export interface Lists {
 
 /** One cache per combination of the two flags. */
 const caches = [0, 1, 2, 3].map(() => new WeakMap<Resolution, Lists>());
-const indexes = new WeakMap<Resolution, Promise<ToolIndex>>();
 
 /**
  * `withToolsetsTool`: append list_server_toolsets (only when no upstream tool of that name is exposed);
@@ -40,20 +38,6 @@ export function listsOf(resolution: Resolution, withToolsetsTool: boolean, captu
     store.set(resolution, lists);
   }
   return lists;
-}
-
-/**
- * The find_tools index of a resolution's deferred tools: built at its first search (in chunks, the event loop
- * free in between), then shared; searches that arrive while it is built wait for the same one.
- */
-export function searchIndexOf(resolution: Resolution): Promise<ToolIndex> {
-  let index = indexes.get(resolution);
-  if (!index) {
-    // minisearch loads with the first search, not at start.
-    index = import("../search/build.js").then((m) => m.buildIndexAsync(searchEntries(resolution)));
-    indexes.set(resolution, index);
-  }
-  return index;
 }
 
 /** inspect_state is offered when capture is on for an active tool, unless an upstream tool has that name. */
