@@ -31,14 +31,15 @@ export async function findTools(resolution: Resolution, args: unknown): Promise<
 
 /**
  * The tools/call params that call_tool stands for: the named tool with its arguments, the request's `_meta`
- * (progress token) kept. `runs` says whether the session can call that name; one it cannot is -32602.
+ * (progress token) kept. `runs` says whether call_tool can run that name (never our call_tool itself); one it
+ * cannot is -32602.
  */
 export function throughCallTool(params: Params, runs: (name: string) => boolean): Params {
   const parsed = parseCallToolArgs(params.arguments ?? {});
   if (!parsed.ok)
     throw rpcError(ErrorCode.InvalidParams, `Invalid arguments for tool ${CALL_TOOL}: ${parsed.message}`);
   const { name, arguments: args } = parsed.value;
-  if (name === CALL_TOOL || !runs(name)) {
+  if (!runs(name)) {
     throw rpcError(
       ErrorCode.InvalidParams,
       `Unknown tool: ${name} (call_tool runs a tool of this session; search with ${FIND_TOOLS} for its exact name)`,

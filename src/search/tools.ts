@@ -55,6 +55,34 @@ export const callToolDef: ToolDef = Object.freeze({
 /** What a session lists for its deferred toolsets, whatever their size. */
 export const deferredToolDefs: readonly ToolDef[] = Object.freeze([findToolsDef, callToolDef]);
 
+/**
+ * find_tools when a listed upstream tool is named call_tool (it wins the name): the description must not send
+ * the model to that tool, so it says to call a found tool by its own name (a deferred tool is served by name).
+ */
+export const findToolsDefBeside: ToolDef = Object.freeze({
+  ...findToolsDef,
+  description: (findToolsDef.description as string).replace(
+    "run one with call_tool.",
+    "call one by its own name (the tool named call_tool here is another tool: it does not run them).",
+  ),
+});
+
+/** call_tool when a listed upstream tool is named find_tools: the deferred tools cannot be searched here. */
+export const callToolDefBeside: ToolDef = Object.freeze({
+  ...callToolDef,
+  description:
+    "Run a tool this server keeps out of the tool list: its exact name, and arguments matching its " +
+    "inputSchema. Returns that tool's own result. They cannot be searched here: the tool named " +
+    "find_tools here is another tool.",
+  inputSchema: Object.freeze({
+    ...(callToolDef.inputSchema as Record<string, unknown>),
+    properties: {
+      name: { type: "string", description: "The tool's exact name." },
+      arguments: { type: "object", description: "The tool's arguments." },
+    },
+  }),
+});
+
 export interface FindToolsArgs {
   readonly query: string;
   readonly limit: number;
