@@ -6,7 +6,7 @@ import { ErrorCode } from "../protocol.js";
 import type { Resolution } from "../resolve.js";
 import { listsUpstreamTool, offersSearchTool } from "../search/deferred.js";
 import { CALL_TOOL, FIND_TOOLS } from "../search/tools.js";
-import { authorizing, pendingAuthorization } from "./authorization.js";
+import { authorizing, pendingAuthorization, waitingToolsets } from "./authorization.js";
 import { rpcError } from "./errors.js";
 import { findTools, throughCallTool } from "./find-tools.js";
 import { INSPECT_TOOL, mentionsHandle } from "./handles.js";
@@ -42,12 +42,18 @@ async function callOnce(s: SessionState, params: Params, call: Call): Promise<Pa
       return host.handles.inspect(s.stateOwner, (params.arguments ?? {}) as Params);
     }
     if (name === FIND_TOOLS && offersSearchTool(s.resolution, name))
-      return findTools(s.resolution, params.arguments);
+      return findTools(s.resolution, params.arguments, waitingToolsets(s));
     // call_tool is a tools/call of the tool it names: the same route, checks, capture, metrics and logs; a
     // 2026-07-28 requestState stays bound to the call_tool request the client sent (and retries).
+    // A tool waiting for an authorization meets it here as in a direct call (the elicitation, or -32000).
     if (name === CALL_TOOL && !call.sentParams && offersSearchTool(s.resolution, name)) {
       const resolution = s.resolution;
-      const inner = throughCallTool(params, (n) => runs(host, resolution, n));
+      const inner = throughCallTool(params, (n) => {
+        if (runs(host, resolution, n)) return true;
+        const pending = pendingAuthorization(s, n);
+        if (pending) throw pending;
+        return false;
+      });
       return callOnce(s, inner, { ...call, sentParams: params });
     }
     const pending = pendingAuthorization(s, name);

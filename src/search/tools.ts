@@ -1,6 +1,6 @@
 /** @module `find_tools` and `call_tool`: the two tools a session lists instead of its deferred toolsets' tools. */
 import type { ToolDef } from "../catalog/inventory.js";
-import type { SearchResult } from "./types.js";
+import type { SearchResult, WaitingToolset } from "./types.js";
 
 export const FIND_TOOLS = "find_tools";
 export const CALL_TOOL = "call_tool";
@@ -123,12 +123,26 @@ export function parseCallToolArgs(args: unknown): Parsed<CallToolArgs> {
   return { ok: true, value: { name, arguments: inner } };
 }
 
-/** The find_tools result: the hits as structuredContent, and the same JSON as text for older clients. */
-export function findToolsResult(result: SearchResult): {
+/**
+ * The find_tools result: the hits as structuredContent, and the same JSON as text for older clients; with the
+ * deferred toolsets that wait for an authorization (their tools cannot be searched until then), and where.
+ */
+export function findToolsResult(
+  result: SearchResult,
+  waiting: readonly WaitingToolset[] = [],
+): {
   content: [{ type: "text"; text: string }];
-  structuredContent: { tools: SearchResult["tools"]; total: number };
+  structuredContent: {
+    tools: SearchResult["tools"];
+    total: number;
+    authorization_required?: readonly WaitingToolset[];
+  };
 } {
-  const structuredContent = { tools: result.tools, total: result.total };
+  const structuredContent = {
+    tools: result.tools,
+    total: result.total,
+    ...(waiting.length ? { authorization_required: waiting } : {}),
+  };
   return { content: [{ type: "text", text: JSON.stringify(structuredContent) }], structuredContent };
 }
 
