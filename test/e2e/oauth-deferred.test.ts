@@ -20,6 +20,7 @@ import {
   startProtectedServer,
 } from "../helpers/oauth.js";
 import { FIXTURE, httpClient, type Served, serve, tempDir, toolNames, until } from "../helpers/proc.js";
+import { post } from "../helpers/wire.js";
 
 let as: AuthServer;
 let mcp: Protected;
@@ -126,6 +127,43 @@ test("find_tools names a deferred toolset waiting for authorization with its URL
     reason: "authorization_required",
     upstream: "tools",
     url: found.authorization_required![0]!.url,
+  });
+});
+
+test("a 2026-07-28 call_tool of a tool waiting for authorization gets the -32000 naming the URL, and no elicitation", async () => {
+  const V = "2026-07-28";
+  const res = await post(
+    served.url(),
+    {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: {
+        name: "call_tool",
+        arguments: { name: "whoami", arguments: {} },
+        _meta: {
+          "io.modelcontextprotocol/protocolVersion": V,
+          "io.modelcontextprotocol/clientCapabilities": { elicitation: { url: {} } },
+          "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },
+        },
+      },
+    },
+    {
+      headers: {
+        authorization: `Bearer ${TOKENS.ALICE_TOKEN}`,
+        "mcp-protocol-version": V,
+        "mcp-method": "tools/call",
+        "mcp-name": "call_tool",
+      },
+    },
+  );
+  expect(res.messages.filter((m) => m.method !== undefined && m.id !== undefined)).toEqual([]);
+  const err = res.messages.find((m) => m.id === 1)?.error;
+  expect(err?.code).toBe(-32000);
+  expect(err?.data).toMatchObject({
+    reason: "authorization_required",
+    upstream: "tools",
+    url: expect.stringContaining(`${served.base}/oauth/tools/start?`),
   });
 });
 
