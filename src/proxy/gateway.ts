@@ -20,11 +20,12 @@ import { BridgeTable } from "./bridge.js";
 import type { GatewayOptions } from "./gateway-options.js";
 import type { SessionAuthorization, SessionHost, UpstreamLink } from "./host.js";
 import { cacheKey, credentialsOf, refsOf, reportRefs } from "./instances.js";
+import { ownToolDefs } from "./lists.js";
 import { placeAfterReload, refsAfterReload } from "./reload-sessions.js";
 import { ResolutionCache } from "./resolution-cache.js";
 import { Session } from "./session.js";
 import { type Serving, servingOf } from "./state-host.js";
-import { TOOLSETS_TOOL, toolsetsToolDef } from "./toolsets-tool.js";
+import { TOOLSETS_TOOL } from "./toolsets-tool.js";
 import { Traffic, warnInFlight } from "./traffic.js";
 
 export class Gateway implements SessionHost {
@@ -233,7 +234,7 @@ export class Gateway implements SessionHost {
       this.catalog,
       selection,
       resolution,
-      this.offersToolsetsTool(resolution) ? [toolsetsToolDef] : [],
+      ownToolDefs(resolution, this.offersToolsetsTool(resolution), this.capture),
       resolveEverything(this.catalog, this.pool.instances()), // pure: starts nothing
     );
   }
