@@ -20,12 +20,11 @@ import { BridgeTable } from "./bridge.js";
 import type { GatewayOptions } from "./gateway-options.js";
 import type { SessionAuthorization, SessionHost, UpstreamLink } from "./host.js";
 import { cacheKey, credentialsOf, refsOf, reportRefs } from "./instances.js";
-import { offersToolsetsTool, warnShadowed } from "./lists.js";
+import { offersToolsetsTool, ownToolDefs, warnShadowed } from "./lists.js";
 import { placeAfterReload, refsAfterReload } from "./reload-sessions.js";
 import { ResolutionCache } from "./resolution-cache.js";
 import { Session } from "./session.js";
 import { type Serving, servingOf } from "./state-host.js";
-import { toolsetsToolDef } from "./toolsets-tool.js";
 import { Traffic, warnInFlight } from "./traffic.js";
 
 export class Gateway implements SessionHost {
@@ -235,7 +234,7 @@ export class Gateway implements SessionHost {
       this.catalog,
       selection,
       resolution,
-      this.offersToolsetsTool(resolution) ? [toolsetsToolDef] : [],
+      ownToolDefs(resolution, this.offersToolsetsTool(resolution), this.capture),
       resolveEverything(this.catalog, this.pool.instances()), // pure: starts nothing
     );
   }

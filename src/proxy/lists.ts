@@ -1,5 +1,5 @@
 /** @module The list results of a resolution, and its tool-search index: built once, shared by every session with that resolution. */
-
+import type { ToolDef } from "../catalog/inventory.js";
 import type { Logger } from "../log.js";
 import type { Resolution } from "../resolve.js";
 import {
@@ -34,9 +34,7 @@ export function listsOf(resolution: Resolution, withToolsetsTool: boolean, captu
   let lists = store.get(resolution);
   if (!lists) {
     const tools: unknown[] = listedRoutes(resolution).map((r) => r.definition);
-    tools.push(...searchToolDefs(resolution));
-    if (withToolsetsTool) tools.push(toolsetsToolDef);
-    if (capture && offersInspect(resolution)) tools.push(inspectToolDef);
+    tools.push(...searchToolDefs(resolution), ...ownToolDefs(resolution, withToolsetsTool, capture));
     lists = Object.freeze({
       tools: { tools },
       prompts: { prompts: resolution.prompts.map((r) => r.definition) },
@@ -48,6 +46,17 @@ export function listsOf(resolution: Resolution, withToolsetsTool: boolean, captu
     store.set(resolution, lists);
   }
   return lists;
+}
+
+/**
+ * The proxy's own tools that follow find_tools/call_tool in a session's list: list_server_toolsets (when the
+ * caller offers it), then inspect_state (with capture, where it applies). /toolsets counts the same ones.
+ */
+export function ownToolDefs(resolution: Resolution, withToolsetsTool: boolean, capture: boolean): ToolDef[] {
+  const defs: ToolDef[] = [];
+  if (withToolsetsTool) defs.push(toolsetsToolDef);
+  if (capture && offersInspect(resolution)) defs.push(inspectToolDef);
+  return defs;
 }
 
 /**

@@ -6,6 +6,11 @@ export const FIND_TOOLS = "find_tools";
 export const CALL_TOOL = "call_tool";
 export const DEFAULT_LIMIT = 5;
 export const MAX_LIMIT = 20;
+/**
+ * A query is a few words; past this many characters it is refused (-32602), so that no request makes the
+ * proxy tokenize a pasted document while other sessions wait.
+ */
+export const MAX_QUERY_LENGTH = 1024;
 
 export const findToolsDef: ToolDef = Object.freeze({
   name: FIND_TOOLS,
@@ -19,7 +24,11 @@ export const findToolsDef: ToolDef = Object.freeze({
   inputSchema: Object.freeze({
     type: "object",
     properties: {
-      query: { type: "string", description: "What you want to do, or a tool name." },
+      query: {
+        type: "string",
+        maxLength: MAX_QUERY_LENGTH,
+        description: "What you want to do, or a tool name.",
+      },
       limit: { type: "integer", minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT },
       toolset: { type: "string", description: "Search only this toolset." },
     },
@@ -106,6 +115,8 @@ export function parseFindToolsArgs(args: unknown): Parsed<FindToolsArgs> {
     return fail(`find_tools has no argument "${extra}" (it takes query, limit, toolset)`);
   const { query, limit = DEFAULT_LIMIT, toolset } = args;
   if (typeof query !== "string") return fail("query is required: a string saying what you want to do");
+  if (query.length > MAX_QUERY_LENGTH)
+    return fail(`query is at most ${MAX_QUERY_LENGTH} characters: a few words saying what you want to do`);
   if (typeof limit !== "number" || !Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT)
     return fail(`limit must be an integer from 1 to ${MAX_LIMIT}`);
   if (toolset !== undefined && typeof toolset !== "string") return fail("toolset must be a string");
