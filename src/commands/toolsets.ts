@@ -3,8 +3,7 @@ import type { Command } from "commander";
 import { requiresText, withAccess } from "../access.js";
 import { parsePrincipalJson } from "../auth/requirements.js";
 import type { Catalog } from "../catalog/types.js";
-import { ownToolDefs } from "../proxy/lists.js";
-import { TOOLSETS_TOOL } from "../proxy/toolsets-tool.js";
+import { offersToolsetsTool, ownToolDefs } from "../proxy/lists.js";
 import type { Figure, ToolsetsReport } from "../report.js";
 import { everythingSelection, listFigure, toolsetFigures, toolsetsReport } from "../report.js";
 import { type Resolution, resolve, resolveWithRefresh } from "../resolve.js";
@@ -150,7 +149,7 @@ export function registerToolsets(program: Command): void {
         }
         const toolsetsTool = toolsetsToolOn(opts.toolsetsTool);
         // What a session would list beyond its upstreams' tools (serve keeps captured values by default).
-        const extra = (r: Resolution) => ownToolDefs(r, toolsetsTool && !r.tool.has(TOOLSETS_TOOL), true);
+        const extra = (r: Resolution) => ownToolDefs(r, toolsetsTool && offersToolsetsTool(r), true);
         const { report, live } = await withLive(catalog, async ({ pool, inventory }) => {
           const { resolution, inventory: fresh } = await resolveWithRefresh(
             catalog,

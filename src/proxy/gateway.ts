@@ -20,12 +20,11 @@ import { BridgeTable } from "./bridge.js";
 import type { GatewayOptions } from "./gateway-options.js";
 import type { SessionAuthorization, SessionHost, UpstreamLink } from "./host.js";
 import { cacheKey, credentialsOf, refsOf, reportRefs } from "./instances.js";
-import { ownToolDefs } from "./lists.js";
+import { offersToolsetsTool, ownToolDefs, warnShadowed } from "./lists.js";
 import { placeAfterReload, refsAfterReload } from "./reload-sessions.js";
 import { ResolutionCache } from "./resolution-cache.js";
 import { Session } from "./session.js";
 import { type Serving, servingOf } from "./state-host.js";
-import { TOOLSETS_TOOL } from "./toolsets-tool.js";
 import { Traffic, warnInFlight } from "./traffic.js";
 
 export class Gateway implements SessionHost {
@@ -151,6 +150,7 @@ export class Gateway implements SessionHost {
       this.metrics.refusals.inc({ toolset: u.name, reason: u.reason });
       this.logger.debug("toolset not enabled", { toolset: u.name, reason: u.reason, detail: u.detail });
     }
+    warnShadowed(this.logger, resolution);
     return resolution;
   }
 
@@ -240,7 +240,7 @@ export class Gateway implements SessionHost {
   }
 
   offersToolsetsTool(resolution: Resolution): boolean {
-    return this.options.toolsetsTool && !resolution.tool.has(TOOLSETS_TOOL);
+    return this.options.toolsetsTool && offersToolsetsTool(resolution);
   }
 
   async close(): Promise<void> {
