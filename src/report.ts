@@ -4,7 +4,13 @@ import type { Requires } from "./auth/types.js";
 import type { ToolDef, UpstreamState } from "./catalog/inventory.js";
 import type { Catalog } from "./catalog/types.js";
 import { type Reason, type Resolution, resolve } from "./resolve.js";
-import { deferredSet, listedRoutes, searchToolDefs } from "./search/deferred.js";
+import {
+  deferredSet,
+  listedRoutes,
+  type ShadowedTool,
+  searchToolDefs,
+  shadowedSearchTools,
+} from "./search/deferred.js";
 import type { Selection } from "./selection.js";
 
 /** What a list of tool definitions costs a client on every turn. */
@@ -65,6 +71,8 @@ export interface ToolsetsReport {
   readonly approx_tokens?: number;
   /** When toolsets are deferred: what `tools/list` would be with every active tool listed instead. */
   readonly without_deferral?: Figure;
+  /** Listed upstream tools that take find_tools' or call_tool's name (ours is then not offered); only when any. */
+  readonly shadowed?: readonly ShadowedTool[];
 }
 
 /** A tool the server lists besides the resolution's (list_server_toolsets): a name, or its definition (counted in the bytes). */
@@ -164,6 +172,7 @@ export function toolsetsReport(
   const total = resolution ? listFigure(resolution, extraTools) : undefined;
   const full = resolution?.deferred.length ? listFigure(resolution, extraTools, false) : undefined;
   const deferred = resolution ? deferredSet(resolution) : new Set(selection.deferred);
+  const shadowed = resolution ? shadowedSearchTools(resolution) : [];
   return {
     toolsets: catalog.toolsets.map((t) => {
       const headers = [
@@ -207,6 +216,7 @@ export function toolsetsReport(
       : {}),
     ...(total ? { schema_bytes: total.schema_bytes, approx_tokens: total.approx_tokens } : {}),
     ...(full ? { without_deferral: full } : {}),
+    ...(shadowed.length ? { shadowed } : {}),
   };
 }
 

@@ -7,6 +7,7 @@ import { redact } from "../config/env.js";
 import { everythingSelection } from "../report.js";
 import { resolve } from "../resolve.js";
 import { sharedRef } from "../upstream/instance.js";
+import { liveNameWarnings, staticNameWarnings } from "./check-names.js";
 import { catalogOrExit } from "./common.js";
 import { finish, keysOf, memberMatches, withLive } from "./live.js";
 
@@ -40,6 +41,8 @@ export function checkSummary(catalog: Catalog, files: readonly string[]): string
     lines.push(`  ${t.name.padEnd(tw)}  ${flags.join(", ").padEnd(24)}  ${members.join(", ")}`);
   }
   lines.push(...identitySummary(catalog));
+  const warnings = staticNameWarnings(catalog);
+  if (warnings.length) lines.push("", "warnings:", ...warnings.map((w) => `  ${w}`));
   return lines.join("\n");
 }
 
@@ -69,6 +72,8 @@ export interface Drift {
   readonly unreachable: readonly { upstream: string; where: string; reason: string }[];
   /** Exposed names two toolsets' globs now give to different upstream tools (§4 conflict). */
   readonly conflicts: readonly { toolset: string; detail: string }[];
+  /** Tools a glob exposes as find_tools or call_tool in a listed toolset (exact members: the static summary). */
+  readonly shadowing: readonly string[];
 }
 
 /** Pure: compares the catalog with an inventory of every upstream. */
@@ -101,10 +106,11 @@ export function driftOf(catalog: Catalog, inventory: Inventory): Drift {
         reason: state?.status === "unavailable" ? state.reason : "not started",
       });
   }
-  const conflicts = resolve(catalog, everythingSelection(catalog), inventory)
-    .unavailable.filter((u) => u.reason === "conflict")
+  const everything = resolve(catalog, everythingSelection(catalog), inventory);
+  const conflicts = everything.unavailable
+    .filter((u) => u.reason === "conflict")
     .map((u) => ({ toolset: u.name, detail: u.detail }));
-  return { missing, unclaimed, unreachable, conflicts };
+  return { missing, unclaimed, unreachable, conflicts, shadowing: liveNameWarnings(catalog, everything) };
 }
 
 /** The report `check --live` prints after the static summary, and whether it fails. */
@@ -137,6 +143,7 @@ export function driftReport(
     lines.push("", "conflicts (with every toolset on):");
     for (const c of drift.conflicts) lines.push(`  ${c.toolset}: ${c.detail}`);
   }
+  if (drift.shadowing.length) lines.push("", "warnings:", ...drift.shadowing.map((w) => `  ${w}`));
   const problems = drift.missing.length + drift.unreachable.length;
   const fail = problems > 0 && !allowMissing;
   const counts = [

@@ -3,7 +3,7 @@ import type { Command } from "commander";
 import { requiresText, withAccess } from "../access.js";
 import { parsePrincipalJson } from "../auth/requirements.js";
 import type { Catalog } from "../catalog/types.js";
-import { TOOLSETS_TOOL, toolsetsToolDef } from "../proxy/toolsets-tool.js";
+import { offersToolsetsTool, ownToolDefs } from "../proxy/lists.js";
 import type { Figure, ToolsetsReport } from "../report.js";
 import { everythingSelection, listFigure, toolsetFigures, toolsetsReport } from "../report.js";
 import { type Resolution, resolve, resolveWithRefresh } from "../resolve.js";
@@ -148,8 +148,8 @@ export function registerToolsets(program: Command): void {
           return;
         }
         const toolsetsTool = toolsetsToolOn(opts.toolsetsTool);
-        const extra = (r: Resolution) =>
-          toolsetsTool && !r.tool.has(TOOLSETS_TOOL) ? [toolsetsToolDef] : [];
+        // What a session would list beyond its upstreams' tools (serve keeps captured values by default).
+        const extra = (r: Resolution) => ownToolDefs(r, toolsetsTool && offersToolsetsTool(r), true);
         const { report, live } = await withLive(catalog, async ({ pool, inventory }) => {
           const { resolution, inventory: fresh } = await resolveWithRefresh(
             catalog,

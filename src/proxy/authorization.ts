@@ -8,6 +8,7 @@
 import { randomUUID } from "node:crypto";
 import { exposedName } from "../catalog/names.js";
 import type { Catalog } from "../catalog/types.js";
+import type { WaitingToolset } from "../search/types.js";
 import { AuthorizationRequiredError } from "../upstream/http-auth.js";
 import { missingCapability } from "./capability.js";
 import { rpcError } from "./errors.js";
@@ -34,6 +35,21 @@ export function pendingAuthorization(s: SessionState, tool: string): Authorizati
     if (upstream) return new AuthorizationRequiredError(upstream, u.url);
   }
   return undefined;
+}
+
+/**
+ * The toolsets the session defers (by config or URL) that are off because their upstream waits for this
+ * caller's authorization: find_tools cannot search their tools yet, and names them with the URL.
+ */
+export function waitingToolsets(s: SessionState): WaitingToolset[] {
+  if (!s.host.authorization) return [];
+  const out: WaitingToolset[] = [];
+  for (const u of s.resolution.unavailable) {
+    const upstream = u.upstreams[0];
+    if (u.reason !== "authorization_required" || !u.url || !upstream) continue;
+    if (s.selection.deferred.includes(u.name)) out.push({ toolset: u.name, upstream, url: u.url });
+  }
+  return out;
 }
 
 /** Runs the call; on "authorization required", elicits (when the client can) and runs it once more. */

@@ -4,9 +4,9 @@ import type { ToolDef } from "../catalog/inventory.js";
 import type { Outcome } from "../metrics.js";
 import { ErrorCode } from "../protocol.js";
 import type { Resolution } from "../resolve.js";
-import { offersSearchTool } from "../search/deferred.js";
+import { listsUpstreamTool, offersSearchTool } from "../search/deferred.js";
 import { CALL_TOOL, FIND_TOOLS } from "../search/tools.js";
-import { authorizing, pendingAuthorization } from "./authorization.js";
+import { authorizing, pendingAuthorization, waitingToolsets } from "./authorization.js";
 import { rpcError } from "./errors.js";
 import { findTools, throughCallTool } from "./find-tools.js";
 import { INSPECT_TOOL, mentionsHandle } from "./handles.js";
@@ -27,7 +27,13 @@ async function callOnce(s: SessionState, params: Params, call: Call): Promise<Pa
   const name = params.name;
   if (typeof name !== "string") throw rpcError(ErrorCode.InvalidParams, "tools/call needs a tool name");
   const host = s.host;
-  const route = s.resolution.tool.get(name);
+  // The name tools/list shows is the built-in's over a deferred upstream tool of that name (SPEC §13.1); the
+  // tool call_tool names (`sentParams` set) is the upstream's, as find_tools returns it.
+  const found = s.resolution.tool.get(name);
+  const route =
+    found && (call.sentParams || !builtIn(host, s.resolution, name) || listsUpstreamTool(s.resolution, name))
+      ? found
+      : undefined;
   if (!route) {
     if (name === TOOLSETS_TOOL && host.offersToolsetsTool(s.resolution)) {
       return toolsetsToolResult(host.report(s.selection, s.resolution));
@@ -36,12 +42,18 @@ async function callOnce(s: SessionState, params: Params, call: Call): Promise<Pa
       return host.handles.inspect(s.stateOwner, (params.arguments ?? {}) as Params);
     }
     if (name === FIND_TOOLS && offersSearchTool(s.resolution, name))
-      return findTools(host.searchIndexes, s.resolution, params.arguments);
+      return findTools(host.searchIndexes, s.resolution, params.arguments, waitingToolsets(s));
     // call_tool is a tools/call of the tool it names: the same route, checks, capture, metrics and logs; a
     // 2026-07-28 requestState stays bound to the call_tool request the client sent (and retries).
-    if (name === CALL_TOOL && offersSearchTool(s.resolution, name)) {
+    // A tool waiting for an authorization meets it here as in a direct call (the elicitation, or -32000).
+    if (name === CALL_TOOL && !call.sentParams && offersSearchTool(s.resolution, name)) {
       const resolution = s.resolution;
-      const inner = throughCallTool(params, (n) => runs(host, resolution, n));
+      const inner = throughCallTool(params, (n) => {
+        if (runs(host, resolution, n)) return true;
+        const pending = pendingAuthorization(s, n);
+        if (pending) throw pending;
+        return false;
+      });
       return callOnce(s, inner, { ...call, sentParams: params });
     }
     const pending = pendingAuthorization(s, name);
@@ -71,12 +83,19 @@ async function callOnce(s: SessionState, params: Params, call: Call): Promise<Pa
   }
 }
 
-/** A name tools/call serves in this session: an exposed tool (listed or deferred) or a built-in it lists. */
+/**
+ * A name call_tool runs in this session: an exposed tool (listed or deferred: an upstream tool named call_tool
+ * is one), or a built-in it lists other than call_tool itself.
+ */
 function runs(host: SessionHost, resolution: Resolution, name: string): boolean {
+  return resolution.tool.has(name) || (name !== CALL_TOOL && builtIn(host, resolution, name));
+}
+
+/** Whether the session lists a built-in tool of this name (none does when a listed upstream tool has it). */
+function builtIn(host: SessionHost, resolution: Resolution, name: string): boolean {
   return (
-    resolution.tool.has(name) ||
     (name === TOOLSETS_TOOL && host.offersToolsetsTool(resolution)) ||
     (name === INSPECT_TOOL && host.capture && offersInspect(resolution)) ||
-    (name === FIND_TOOLS && offersSearchTool(resolution, name))
+    offersSearchTool(resolution, name)
   );
 }

@@ -20,12 +20,11 @@ import { BridgeTable } from "./bridge.js";
 import type { GatewayOptions } from "./gateway-options.js";
 import type { SessionAuthorization, SessionHost, UpstreamLink } from "./host.js";
 import { cacheKey, credentialsOf, refsOf, reportRefs } from "./instances.js";
+import { offersToolsetsTool, ownToolDefs, warnShadowed } from "./lists.js";
 import { placeAfterReload, refsAfterReload } from "./reload-sessions.js";
 import { ResolutionCache } from "./resolution-cache.js";
-import { gatewaySearchIndexes } from "./search-indexes.js";
 import { Session } from "./session.js";
-import { type Serving, servingOf } from "./state-host.js";
-import { TOOLSETS_TOOL, toolsetsToolDef } from "./toolsets-tool.js";
+import { gatewaySearchIndexes, type Serving, servingOf } from "./state-host.js";
 import { Traffic, warnInFlight } from "./traffic.js";
 
 export class Gateway implements SessionHost {
@@ -152,6 +151,7 @@ export class Gateway implements SessionHost {
       this.metrics.refusals.inc({ toolset: u.name, reason: u.reason });
       this.logger.debug("toolset not enabled", { toolset: u.name, reason: u.reason, detail: u.detail });
     }
+    warnShadowed(this.logger, resolution);
     return resolution;
   }
 
@@ -235,13 +235,13 @@ export class Gateway implements SessionHost {
       this.catalog,
       selection,
       resolution,
-      this.offersToolsetsTool(resolution) ? [toolsetsToolDef] : [],
+      ownToolDefs(resolution, this.offersToolsetsTool(resolution), this.capture),
       resolveEverything(this.catalog, this.pool.instances()), // pure: starts nothing
     );
   }
 
   offersToolsetsTool(resolution: Resolution): boolean {
-    return this.options.toolsetsTool && !resolution.tool.has(TOOLSETS_TOOL);
+    return this.options.toolsetsTool && offersToolsetsTool(resolution);
   }
 
   async close(): Promise<void> {

@@ -1,8 +1,10 @@
 /** @module The list results of a resolution: built once, shared by every session with that resolution. */
+import type { ToolDef } from "../catalog/inventory.js";
+import type { Logger } from "../log.js";
 import type { Resolution } from "../resolve.js";
-import { listedRoutes, searchToolDefs } from "../search/deferred.js";
+import { listedRoutes, listsUpstreamTool, searchToolDefs, shadowedSearchTools } from "../search/deferred.js";
 import { INSPECT_TOOL, inspectToolDef } from "./handles.js";
-import { toolsetsToolDef } from "./toolsets-tool.js";
+import { TOOLSETS_TOOL, toolsetsToolDef } from "./toolsets-tool.js";
 
 export interface Lists {
   readonly tools: { readonly tools: readonly unknown[] };
@@ -15,7 +17,7 @@ export interface Lists {
 const caches = [0, 1, 2, 3].map(() => new WeakMap<Resolution, Lists>());
 
 /**
- * `withToolsetsTool`: append list_server_toolsets (only when no upstream tool of that name is exposed);
+ * `withToolsetsTool`: append list_server_toolsets (only when no listed upstream tool has that name);
  * `capture`: sessions keep captured values, so inspect_state is offered where capture applies. Tools of
  * deferred toolsets are left out; find_tools and call_tool stand in for them.
  */
@@ -24,9 +26,7 @@ export function listsOf(resolution: Resolution, withToolsetsTool: boolean, captu
   let lists = store.get(resolution);
   if (!lists) {
     const tools: unknown[] = listedRoutes(resolution).map((r) => r.definition);
-    tools.push(...searchToolDefs(resolution));
-    if (withToolsetsTool) tools.push(toolsetsToolDef);
-    if (capture && offersInspect(resolution)) tools.push(inspectToolDef);
+    tools.push(...searchToolDefs(resolution), ...ownToolDefs(resolution, withToolsetsTool, capture));
     lists = Object.freeze({
       tools: { tools },
       prompts: { prompts: resolution.prompts.map((r) => r.definition) },
@@ -40,7 +40,42 @@ export function listsOf(resolution: Resolution, withToolsetsTool: boolean, captu
   return lists;
 }
 
-/** inspect_state is offered when capture is on for an active tool, unless an upstream tool has that name. */
+/**
+ * The proxy's own tools that follow find_tools/call_tool in a session's list: list_server_toolsets (when the
+ * caller offers it), then inspect_state (with capture, where it applies). /toolsets counts the same ones.
+ */
+export function ownToolDefs(resolution: Resolution, withToolsetsTool: boolean, capture: boolean): ToolDef[] {
+  const defs: ToolDef[] = [];
+  if (withToolsetsTool) defs.push(toolsetsToolDef);
+  if (capture && offersInspect(resolution)) defs.push(inspectToolDef);
+  return defs;
+}
+
+/**
+ * Says in the log (once per resolution computed) that a listed upstream tool takes find_tools' or call_tool's
+ * name while toolsets are deferred: the upstream's tool is served under it, and ours is not offered.
+ */
+export function warnShadowed(logger: Logger, resolution: Resolution): void {
+  for (const t of shadowedSearchTools(resolution)) {
+    logger.warn(`a listed upstream tool shadows ${t.name} beside deferred toolsets: ${t.detail}`, {
+      tool: t.name,
+      upstream: t.upstream,
+      toolsets: t.toolsets,
+      selection: resolution.key,
+      fix: `rename it with "as:", or give upstream ${t.upstream} a "prefix:"`,
+    });
+  }
+}
+
+/** list_server_toolsets is offered (unless turned off) when no listed upstream tool has that name. */
+export function offersToolsetsTool(resolution: Resolution): boolean {
+  return !listsUpstreamTool(resolution, TOOLSETS_TOOL);
+}
+
+/** inspect_state is offered when capture is on for an active tool, unless a listed upstream tool has that name. */
 export function offersInspect(resolution: Resolution): boolean {
-  return !resolution.tool.has(INSPECT_TOOL) && resolution.tools.some((r) => r.captureOverBytes !== undefined);
+  return (
+    !listsUpstreamTool(resolution, INSPECT_TOOL) &&
+    resolution.tools.some((r) => r.captureOverBytes !== undefined)
+  );
 }

@@ -5,9 +5,6 @@
  * the same build; at most {@link BUILDS_AT_ONCE} builds run at a time, so a burst of distinct first searches
  * cannot hold many half-built indexes at once.
  */
-import { LimitNotices } from "../limit-notices.js";
-import type { Logger } from "../log.js";
-import type { Metrics } from "../metrics.js";
 import type { Resolution } from "../resolve.js";
 import { searchEntries } from "../search/deferred.js";
 import { indexKeyOf } from "../search/index-key.js";
@@ -114,26 +111,4 @@ export class SearchIndexes {
       else this.running--;
     }
   }
-}
-
-/**
- * A gateway's indexes: each one dropped to make room counts as `search_indexes` in
- * `toolpacks_limit_hits_total` and is said in the log (warn once a minute). `host` is read at each drop.
- */
-export function gatewaySearchIndexes(host: {
-  readonly metrics: Pick<Metrics, "limited">;
-  readonly logger: Logger;
-  now(): number;
-}): SearchIndexes {
-  let notices: LimitNotices | undefined;
-  return new SearchIndexes({
-    evicted: () => {
-      host.metrics.limited.inc({ limit: "search_indexes" });
-      notices ??= new LimitNotices(host.logger, () => host.now());
-      notices.say(
-        "search_indexes",
-        "a find_tools index was dropped to make room for another (it is built again at its next search)",
-      );
-    },
-  });
 }

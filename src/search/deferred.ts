@@ -1,7 +1,7 @@
 /** @module What a resolution with deferred toolsets lists and searches: the listed tools, find_tools/call_tool, the index entries. */
 import type { ToolDef } from "../catalog/inventory.js";
 import { isDeferred, type Resolution, type Route } from "../resolve.js";
-import { deferredToolDefs } from "./tools.js";
+import { CALL_TOOL, callToolDefBeside, deferredToolDefs, FIND_TOOLS, findToolsDefBeside } from "./tools.js";
 import type { SearchEntry } from "./types.js";
 
 const deferredSets = new WeakMap<Resolution, ReadonlySet<string>>();
@@ -24,21 +24,66 @@ export function listedRoutes(resolution: Resolution): readonly Route[] {
 }
 
 /**
- * find_tools and call_tool, when a deferred toolset is active; each one only if no upstream tool of the
- * selection is exposed under its name (the upstream's tool wins, as with list_server_toolsets).
+ * Whether an upstream tool of this exposed name is in tools/list. Only a listed one takes the name of a
+ * built-in tool (find_tools, call_tool, list_server_toolsets, inspect_state): a deferred one is not in the list,
+ * so the name the model sees there stays the built-in's (the deferred tool is reached through call_tool).
+ */
+export function listsUpstreamTool(resolution: Resolution, name: string): boolean {
+  const route = resolution.tool.get(name);
+  return route !== undefined && !isDeferred(deferredSet(resolution), route);
+}
+
+/**
+ * find_tools and call_tool, when a deferred toolset is active; each one only if no listed upstream tool has its
+ * name (the upstream's tool wins, as with list_server_toolsets). When one is taken, the other's description
+ * does not point at it.
  */
 export function searchToolDefs(resolution: Resolution): readonly ToolDef[] {
   if (!resolution.deferred.length) return [];
-  return deferredToolDefs.filter((d) => !resolution.tool.has(d.name));
+  const find = !listsUpstreamTool(resolution, FIND_TOOLS);
+  const call = !listsUpstreamTool(resolution, CALL_TOOL);
+  if (find && call) return deferredToolDefs;
+  return find ? [findToolsDefBeside] : call ? [callToolDefBeside] : [];
 }
 
-/** Whether `name` is our find_tools or call_tool in this resolution (not an upstream tool of that name). */
+/** Whether `name` is our find_tools or call_tool in this resolution (not a listed upstream tool of that name). */
 export function offersSearchTool(resolution: Resolution, name: string): boolean {
   return (
     resolution.deferred.length > 0 &&
-    !resolution.tool.has(name) &&
-    deferredToolDefs.some((d) => d.name === name)
+    (name === FIND_TOOLS || name === CALL_TOOL) &&
+    !listsUpstreamTool(resolution, name)
   );
+}
+
+/** A listed upstream tool that takes the name of our find_tools or call_tool while toolsets are deferred. */
+export interface ShadowedTool {
+  readonly name: string;
+  readonly upstream: string;
+  /** The active toolsets that list it. */
+  readonly toolsets: readonly string[];
+  /** What is lost, for people and models. */
+  readonly detail: string;
+}
+
+/** What is lost when a listed upstream tool takes find_tools' or call_tool's name. */
+export function shadowLoss(name: string): string {
+  return name === FIND_TOOLS
+    ? "the deferred tools cannot be searched"
+    : "the deferred tools can only be called by their own names";
+}
+
+/** Listed upstream tools that take find_tools' or call_tool's name while toolsets are deferred. */
+export function shadowedSearchTools(resolution: Resolution): ShadowedTool[] {
+  if (!resolution.deferred.length) return [];
+  const deferred = deferredSet(resolution);
+  return [FIND_TOOLS, CALL_TOOL].flatMap((name) => {
+    const route = resolution.tool.get(name);
+    // The toolsets that list it: the active ones that are not deferred.
+    const toolsets = route?.toolsets.filter((t) => !deferred.has(t)) ?? [];
+    if (!route || !toolsets.length) return [];
+    const detail = `upstream ${route.upstream}'s tool ${name} takes the name: toolpacks' own ${name} is not offered, so ${shadowLoss(name)}`;
+    return [{ name, upstream: route.upstream, toolsets, detail }];
+  });
 }
 
 /** What find_tools searches: every tool of every active deferred toolset, once per such toolset. */

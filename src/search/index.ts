@@ -23,4 +23,5 @@ export type {
   SearchResult,
   ToolHit,
   ToolIndex,
+  WaitingToolset,
 } from "./types.js";

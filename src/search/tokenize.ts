@@ -38,7 +38,8 @@ export function tokenize(text: string): string[] {
       for (const word of piece.split(CASE_BOUNDARY)) if (word) parts.push(word);
     }
     // Words singular (`PRs` is `pr`); the whole identifier as written (`list_open_prs`), however it is cased.
-    out.push(...parts.map((p) => singularAcronym(p).toLowerCase()));
+    // One push per word: spreading a token of 200,000 parts into push() would overflow the stack.
+    for (const p of parts) out.push(singularAcronym(p).toLowerCase());
     if (parts.length > 1 && !isNumberLike(parts)) out.push(parts.join("_").toLowerCase());
   }
   return out;

@@ -1,11 +1,16 @@
 /** @module `find_tools` and `call_tool`: the two tools a session lists instead of its deferred toolsets' tools. */
 import type { ToolDef } from "../catalog/inventory.js";
-import type { SearchResult } from "./types.js";
+import type { SearchResult, WaitingToolset } from "./types.js";
 
 export const FIND_TOOLS = "find_tools";
 export const CALL_TOOL = "call_tool";
 export const DEFAULT_LIMIT = 5;
 export const MAX_LIMIT = 20;
+/**
+ * A query is a few words; past this many characters it is refused (-32602), so that no request makes the
+ * proxy tokenize a pasted document while other sessions wait.
+ */
+export const MAX_QUERY_LENGTH = 1024;
 
 export const findToolsDef: ToolDef = Object.freeze({
   name: FIND_TOOLS,
@@ -19,7 +24,11 @@ export const findToolsDef: ToolDef = Object.freeze({
   inputSchema: Object.freeze({
     type: "object",
     properties: {
-      query: { type: "string", description: "What you want to do, or a tool name." },
+      query: {
+        type: "string",
+        maxLength: MAX_QUERY_LENGTH,
+        description: "What you want to do, or a tool name.",
+      },
       limit: { type: "integer", minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT },
       toolset: { type: "string", description: "Search only this toolset." },
     },
@@ -55,6 +64,34 @@ export const callToolDef: ToolDef = Object.freeze({
 /** What a session lists for its deferred toolsets, whatever their size. */
 export const deferredToolDefs: readonly ToolDef[] = Object.freeze([findToolsDef, callToolDef]);
 
+/**
+ * find_tools when a listed upstream tool is named call_tool (it wins the name): the description must not send
+ * the model to that tool, so it says to call a found tool by its own name (a deferred tool is served by name).
+ */
+export const findToolsDefBeside: ToolDef = Object.freeze({
+  ...findToolsDef,
+  description: (findToolsDef.description as string).replace(
+    "run one with call_tool.",
+    "call one by its own name (the tool named call_tool here is another tool: it does not run them).",
+  ),
+});
+
+/** call_tool when a listed upstream tool is named find_tools: the deferred tools cannot be searched here. */
+export const callToolDefBeside: ToolDef = Object.freeze({
+  ...callToolDef,
+  description:
+    "Run a tool this server keeps out of the tool list: its exact name, and arguments matching its " +
+    "inputSchema. Returns that tool's own result. They cannot be searched here: the tool named " +
+    "find_tools here is another tool.",
+  inputSchema: Object.freeze({
+    ...(callToolDef.inputSchema as Record<string, unknown>),
+    properties: {
+      name: { type: "string", description: "The tool's exact name." },
+      arguments: { type: "object", description: "The tool's arguments." },
+    },
+  }),
+});
+
 export interface FindToolsArgs {
   readonly query: string;
   readonly limit: number;
@@ -78,6 +115,8 @@ export function parseFindToolsArgs(args: unknown): Parsed<FindToolsArgs> {
     return fail(`find_tools has no argument "${extra}" (it takes query, limit, toolset)`);
   const { query, limit = DEFAULT_LIMIT, toolset } = args;
   if (typeof query !== "string") return fail("query is required: a string saying what you want to do");
+  if (query.length > MAX_QUERY_LENGTH)
+    return fail(`query is at most ${MAX_QUERY_LENGTH} characters: a few words saying what you want to do`);
   if (typeof limit !== "number" || !Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT)
     return fail(`limit must be an integer from 1 to ${MAX_LIMIT}`);
   if (toolset !== undefined && typeof toolset !== "string") return fail("toolset must be a string");
@@ -95,12 +134,26 @@ export function parseCallToolArgs(args: unknown): Parsed<CallToolArgs> {
   return { ok: true, value: { name, arguments: inner } };
 }
 
-/** The find_tools result: the hits as structuredContent, and the same JSON as text for older clients. */
-export function findToolsResult(result: SearchResult): {
+/**
+ * The find_tools result: the hits as structuredContent, and the same JSON as text for older clients; with the
+ * deferred toolsets that wait for an authorization (their tools cannot be searched until then), and where.
+ */
+export function findToolsResult(
+  result: SearchResult,
+  waiting: readonly WaitingToolset[] = [],
+): {
   content: [{ type: "text"; text: string }];
-  structuredContent: { tools: SearchResult["tools"]; total: number };
+  structuredContent: {
+    tools: SearchResult["tools"];
+    total: number;
+    authorization_required?: readonly WaitingToolset[];
+  };
 } {
-  const structuredContent = { tools: result.tools, total: result.total };
+  const structuredContent = {
+    tools: result.tools,
+    total: result.total,
+    ...(waiting.length ? { authorization_required: waiting } : {}),
+  };
   return { content: [{ type: "text", text: JSON.stringify(structuredContent) }], structuredContent };
 }
 

@@ -30,6 +30,14 @@ export interface SearchOptions {
   readonly toolset?: string;
 }
 
+/** A deferred toolset of the session that waits for the caller to authorize its upstream (SPEC §11.7). */
+export interface WaitingToolset {
+  readonly toolset: string;
+  readonly upstream: string;
+  /** Where the caller authorizes it (for this caller only). */
+  readonly url: string;
+}
+
 export interface SearchResult {
   readonly tools: readonly ToolHit[];
   /** Tools that matched, before the limit. */

@@ -87,7 +87,7 @@ describe("over Streamable HTTP", () => {
       ["private", true],
       ["asks", true],
     ]);
-    expect(report.tools).toEqual(["find_tools", "call_tool", "list_server_toolsets"]);
+    expect(report.tools).toEqual(["find_tools", "call_tool", "list_server_toolsets", "inspect_state"]);
   });
 
   test("deferred toolsets leave tools/list; find_tools and call_tool stand in for them", async () => {
@@ -195,7 +195,7 @@ describe("over Streamable HTTP", () => {
     expect(metrics).not.toMatch(/tool="call_tool"/);
   });
 
-  test("/toolsets says which toolsets are deferred and what the list costs with and without deferral", async () => {
+  test("/toolsets says which toolsets are deferred and what the list costs with and without deferral: the very list a session gets", async () => {
     const report = (await (await fetch(`${served().base}/toolsets?defer=all`)).json()) as {
       toolsets: { name: string; active: boolean; deferred: boolean }[];
       tools: string[];
@@ -209,8 +209,13 @@ describe("over Streamable HTTP", () => {
       ["private", false, true],
       ["asks", false, true],
     ]);
-    expect(report.tools).toEqual(["find_tools", "call_tool", "list_server_toolsets"]);
-    expect(report.schema_bytes).toBeLessThanOrEqual(2048);
+    // What a session with that URL lists, inspect_state (capture on `large`) included, and its very bytes.
+    const c = await open("defer=all");
+    const listed = await c.listTools();
+    expect(report.tools).toEqual(listed.tools.map((t) => t.name));
+    expect(report.tools).toEqual(["find_tools", "call_tool", "list_server_toolsets", "inspect_state"]);
+    expect(report.schema_bytes).toBe(Buffer.byteLength(JSON.stringify({ tools: listed.tools })));
+    expect(report.schema_bytes).toBeLessThanOrEqual(2048 + 1024);
     expect(report.without_deferral.schema_bytes).toBeGreaterThan(report.schema_bytes * 3);
   });
 });

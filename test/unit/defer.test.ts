@@ -178,9 +178,10 @@ describe("what a resolution with deferred toolsets lists", () => {
     expect(searchEntries(r).map((e) => e.name)).toEqual(["list_issues", "create_issue"]);
   });
 
-  test("an upstream tool named find_tools wins over ours; call_tool is still offered", () => {
+  test("a deferred upstream tool named find_tools never takes the built-in's place in the list", () => {
     const r = resolved("cluster&defer=cluster");
-    expect(searchToolDefs(r).map((d) => d.name)).toEqual(["call_tool"]);
+    expect(searchToolDefs(r).map((d) => d.name)).toEqual(["find_tools", "call_tool"]);
+    expect(listedRoutes(r).map((x) => x.name)).not.toContain("find_tools");
     expect(r.tool.get("find_tools")?.upstream).toBe("k8s");
   });
 
@@ -245,7 +246,14 @@ describe("the report with deferral", () => {
       ["cluster", true],
       ["core", false],
     ]);
-    expect(report.tools).toEqual(["list_issues", "read_file", "whoami", "call_tool", "list_server_toolsets"]);
+    expect(report.tools).toEqual([
+      "list_issues",
+      "read_file",
+      "whoami",
+      "find_tools",
+      "call_tool",
+      "list_server_toolsets",
+    ]);
     const listedBytes = Buffer.byteLength(JSON.stringify(listsOf(r, true).tools));
     expect(report.schema_bytes).toBe(listedBytes);
     expect(report.without_deferral?.tools).toBe(r.tools.length + 1);

@@ -9,10 +9,10 @@ import { Metrics } from "../../src/metrics.js";
 import {
   BUILDS_AT_ONCE,
   type BuildIndex,
-  gatewaySearchIndexes,
   MAX_SEARCH_INDEXES,
   SearchIndexes,
 } from "../../src/proxy/search-indexes.js";
+import { gatewaySearchIndexes } from "../../src/proxy/state-host.js";
 import { resolve } from "../../src/resolve.js";
 import { buildIndexAsync } from "../../src/search/build.js";
 import { indexKeyOf } from "../../src/search/index-key.js";

@@ -6,6 +6,7 @@ import { queryTerms, stem, tokenize } from "../../src/search/tokenize.js";
 import {
   deferredToolDefs,
   findToolsResult,
+  MAX_QUERY_LENGTH,
   parseCallToolArgs,
   parseFindToolsArgs,
 } from "../../src/search/tools.js";
@@ -51,6 +52,20 @@ describe("parseFindToolsArgs", () => {
     const parsed = parseFindToolsArgs(args);
     expect(parsed.ok).toBe(false);
     if (!parsed.ok) expect(parsed.message.length).toBeGreaterThan(0);
+  });
+});
+
+describe("find_tools' query bound", () => {
+  it("a query of 1,024 characters is searched; one character more is refused, naming the bound", () => {
+    expect(MAX_QUERY_LENGTH).toBe(1024);
+    expect(parseFindToolsArgs({ query: "x".repeat(MAX_QUERY_LENGTH) }).ok).toBe(true);
+    const over = parseFindToolsArgs({ query: "x".repeat(MAX_QUERY_LENGTH + 1) });
+    expect(over).toEqual({ ok: false, message: expect.stringContaining("at most 1024 characters") });
+  });
+
+  it("find_tools' schema tells the model the bound", () => {
+    const [find] = deferredToolDefs;
+    expect(find?.inputSchema).toMatchObject({ properties: { query: { maxLength: MAX_QUERY_LENGTH } } });
   });
 });
 
@@ -104,6 +119,12 @@ describe("tokenize", () => {
     ["version 2.0.1, please.", ["version", "2", "0", "1", "please"]],
   ])("%j → %j", (text, terms) => {
     expect(tokenize(text)).toEqual(terms);
+  });
+
+  it("an identifier of 200,000 words is split without overflowing the stack (a tool's text is an upstream's)", () => {
+    const terms = tokenize("aB".repeat(200_000));
+    expect(terms).toHaveLength(200_002); // a, Ba × 199,999, B, and the whole identifier
+    expect(terms.slice(0, 2)).toEqual(["a", "ba"]);
   });
 });
 

@@ -89,6 +89,16 @@ describe("find_tools", () => {
     expect(a.error?.message).toContain("(deferred: issues)");
   });
 
+  test("a query past 1,024 characters is -32602 naming the bound, and nothing is searched", async () => {
+    const { session } = setup();
+    const a = await ask(session, "tools/call", {
+      name: "find_tools",
+      arguments: { query: "aB ".repeat(400_000) },
+    });
+    expect(a.error?.code).toBe(-32602);
+    expect(a.error?.message).toContain("at most 1024 characters");
+  });
+
   test("searching never changes the tool list", async () => {
     const { session } = setup();
     const raw = await rawClient(session);
