@@ -143,16 +143,22 @@ const MANY_OFFERS = {
   },
 };
 
+/** A host serving MANY whose index builds are counted (the number of entries each was asked to index). */
+function manyHost() {
+  const host = new FakeHost(catalogOf(MANY));
+  const builds: number[] = [];
+  host.searchIndexes = new SearchIndexes({
+    build: (entries) => {
+      builds.push(entries.length);
+      return buildIndexAsync(entries);
+    },
+  });
+  return { host, builds };
+}
+
 describe("find_tools indexes across sessions (SPEC §7.6)", () => {
   test("sessions past the index bound, each deferring other tools, never leave more indexes than the bound; each finds only its own tools", async () => {
-    const host = new FakeHost(catalogOf(MANY));
-    const builds: number[] = [];
-    host.searchIndexes = new SearchIndexes({
-      build: (entries) => {
-        builds.push(entries.length);
-        return buildIndexAsync(entries);
-      },
-    });
+    const { host, builds } = manyHost();
     const selections = GROUPS.flatMap((a, i) => GROUPS.slice(i + 1).map((b) => [a, b] as const)).slice(0, 30);
     for (const [i, [a, b]] of selections.entries()) {
       const session = host.open(`without=${a},${b}`, MANY_OFFERS, `s${i}`);
@@ -176,14 +182,7 @@ describe("find_tools indexes across sessions (SPEC §7.6)", () => {
   });
 
   test("sessions with the same deferred tools share one index, each on its own resolution", async () => {
-    const host = new FakeHost(catalogOf(MANY));
-    const builds: number[] = [];
-    host.searchIndexes = new SearchIndexes({
-      build: (entries) => {
-        builds.push(entries.length);
-        return buildIndexAsync(entries);
-      },
-    });
+    const { host, builds } = manyHost();
     const sessions = [0, 1, 2].map((i) => host.open("without=g0", MANY_OFFERS, `s${i}`));
     expect(sessions[1]!.resolution).not.toBe(sessions[0]!.resolution);
     for (const session of sessions) {
