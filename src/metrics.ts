@@ -83,7 +83,7 @@ export class Metrics {
 
   readonly limited = new Counter({
     name: "toolpacks_limit_hits_total",
-    help: "Times a client reached a limit (SPEC 7.6), by limit: a refusal, a session closed to make room, an idle instance taken over, notifications dropped for a slow reader, a stalled reader's connection closed.",
+    help: "Times a client reached a limit (SPEC 7.6), by limit: a refusal, a session closed to make room, an idle instance taken over, notifications dropped for a slow reader, a stalled reader's connection closed, a find_tools index dropped to make room.",
     labelNames: ["limit"] as const,
     registers: [this.registry],
   });

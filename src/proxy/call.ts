@@ -42,7 +42,7 @@ async function callOnce(s: SessionState, params: Params, call: Call): Promise<Pa
       return host.handles.inspect(s.stateOwner, (params.arguments ?? {}) as Params);
     }
     if (name === FIND_TOOLS && offersSearchTool(s.resolution, name))
-      return findTools(s.resolution, params.arguments, waitingToolsets(s));
+      return findTools(host.searchIndexes, s.resolution, params.arguments, waitingToolsets(s));
     // call_tool is a tools/call of the tool it names: the same route, checks, capture, metrics and logs; a
     // 2026-07-28 requestState stays bound to the call_tool request the client sent (and retries).
     // A tool waiting for an authorization meets it here as in a direct call (the elicitation, or -32000).

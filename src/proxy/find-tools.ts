@@ -12,7 +12,7 @@ import type { WaitingToolset } from "../search/types.js";
 import { AuthorizationRequiredError } from "../upstream/http-auth.js";
 import { rpcError } from "./errors.js";
 import type { Params } from "./host.js";
-import { searchIndexOf } from "./lists.js";
+import type { SearchIndexes } from "./search-indexes.js";
 
 /**
  * Ranks the deferred tools for the query; a `toolset` that is not deferred here is refused, naming those that
@@ -20,6 +20,7 @@ import { searchIndexOf } from "./lists.js";
  * "authorization required" (as a call of its tool is), and the result of any search names them.
  */
 export async function findTools(
+  indexes: SearchIndexes,
   resolution: Resolution,
   args: unknown,
   waiting: readonly WaitingToolset[] = [],
@@ -36,7 +37,7 @@ export async function findTools(
       `Invalid arguments for tool ${FIND_TOOLS}: toolset "${toolset}" is not deferred in this session (deferred: ${resolution.deferred.map((d) => d.name).join(", ")})`,
     );
   }
-  const index = await searchIndexOf(resolution);
+  const index = await indexes.of(resolution);
   const result = index.search(query, toolset === undefined ? { limit } : { limit, toolset });
   return findToolsResult(result, waiting) as unknown as Params;
 }

@@ -24,7 +24,7 @@ import { offersToolsetsTool, ownToolDefs, warnShadowed } from "./lists.js";
 import { placeAfterReload, refsAfterReload } from "./reload-sessions.js";
 import { ResolutionCache } from "./resolution-cache.js";
 import { Session } from "./session.js";
-import { type Serving, servingOf } from "./state-host.js";
+import { gatewaySearchIndexes, type Serving, servingOf } from "./state-host.js";
 import { Traffic, warnInFlight } from "./traffic.js";
 
 export class Gateway implements SessionHost {
@@ -41,6 +41,7 @@ export class Gateway implements SessionHost {
   readonly cacheTtlMs: number;
   readonly bridges = new BridgeTable();
   readonly requestStates: RequestStateCodec;
+  readonly searchIndexes = gatewaySearchIndexes(this);
   readonly authorization?: SessionAuthorization;
   private readonly cache = new ResolutionCache();
   private current: Catalog;

@@ -18,6 +18,7 @@ import type { InstanceRef } from "../upstream/instance.js";
 import type { BridgeTable } from "./bridge.js";
 import type { HandleStore } from "./handles.js";
 import type { LogLevel, Params, Peer } from "./peer.js";
+import type { SearchIndexes } from "./search-indexes.js";
 
 export type { Params } from "./peer.js";
 
@@ -85,6 +86,8 @@ export interface SessionHost {
   readonly bridges: BridgeTable;
   /** Signs and opens the `requestState` of 2026-07-28 retries (replicas that share the key verify each other's). */
   readonly requestStates: RequestStateCodec;
+  /** find_tools indexes, by the deferred tools they index (bounded, shared across resolutions). */
+  readonly searchIndexes: SearchIndexes;
   link(ref: InstanceRef): UpstreamLink;
   upstream(name: string): Upstream | undefined;
   offersToolsetsTool(resolution: Resolution): boolean;

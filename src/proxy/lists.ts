@@ -1,15 +1,8 @@
-/** @module The list results of a resolution, and its tool-search index: built once, shared by every session with that resolution. */
+/** @module The list results of a resolution: built once, shared by every session with that resolution. */
 import type { ToolDef } from "../catalog/inventory.js";
 import type { Logger } from "../log.js";
 import type { Resolution } from "../resolve.js";
-import {
-  listedRoutes,
-  listsUpstreamTool,
-  searchEntries,
-  searchToolDefs,
-  shadowedSearchTools,
-} from "../search/deferred.js";
-import type { ToolIndex } from "../search/types.js";
+import { listedRoutes, listsUpstreamTool, searchToolDefs, shadowedSearchTools } from "../search/deferred.js";
 import { INSPECT_TOOL, inspectToolDef } from "./handles.js";
 import { TOOLSETS_TOOL, toolsetsToolDef } from "./toolsets-tool.js";
 
@@ -22,7 +15,6 @@ export interface Lists {
 
 /** One cache per combination of the two flags. */
 const caches = [0, 1, 2, 3].map(() => new WeakMap<Resolution, Lists>());
-const indexes = new WeakMap<Resolution, Promise<ToolIndex>>();
 
 /**
  * `withToolsetsTool`: append list_server_toolsets (only when no listed upstream tool has that name);
@@ -57,20 +49,6 @@ export function ownToolDefs(resolution: Resolution, withToolsetsTool: boolean, c
   if (withToolsetsTool) defs.push(toolsetsToolDef);
   if (capture && offersInspect(resolution)) defs.push(inspectToolDef);
   return defs;
-}
-
-/**
- * The find_tools index of a resolution's deferred tools: built at its first search (in chunks, the event loop
- * free in between), then shared; searches that arrive while it is built wait for the same one.
- */
-export function searchIndexOf(resolution: Resolution): Promise<ToolIndex> {
-  let index = indexes.get(resolution);
-  if (!index) {
-    // minisearch loads with the first search, not at start.
-    index = import("../search/build.js").then((m) => m.buildIndexAsync(searchEntries(resolution)));
-    indexes.set(resolution, index);
-  }
-  return index;
 }
 
 /**

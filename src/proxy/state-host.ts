@@ -1,11 +1,14 @@
-/** @module What a gateway serves sessions with besides upstreams: the state store, the handles on it, tracing. */
+/** @module What a gateway serves sessions with besides upstreams: the state store, the handles on it, tracing, find_tools indexes. */
 import type { Catalog } from "../catalog/types.js";
+import { LimitNotices } from "../limit-notices.js";
 import type { Logger } from "../log.js";
+import type { Metrics } from "../metrics.js";
 import { MemoryStateStore } from "../state/memory.js";
 import type { StateStore } from "../state/types.js";
 import { NOOP_TRACING } from "../tracing/noop.js";
 import type { Tracing } from "../tracing/types.js";
 import { HandleStore } from "./handles.js";
+import { SearchIndexes } from "./search-indexes.js";
 
 export interface ServingOptions {
   readonly logger: Logger;
@@ -43,4 +46,26 @@ export function servingOf(catalog: Catalog, options: ServingOptions): Serving {
     ...(options.stateSecret ? { secret: options.stateSecret } : {}),
   });
   return { state, handles, tracing: options.tracing ?? NOOP_TRACING };
+}
+
+/**
+ * A gateway's indexes: each one dropped to make room counts as `search_indexes` in
+ * `toolpacks_limit_hits_total` and is said in the log (warn once a minute). `host` is read at each drop.
+ */
+export function gatewaySearchIndexes(host: {
+  readonly metrics: Pick<Metrics, "limited">;
+  readonly logger: Logger;
+  now(): number;
+}): SearchIndexes {
+  let notices: LimitNotices | undefined;
+  return new SearchIndexes({
+    evicted: () => {
+      host.metrics.limited.inc({ limit: "search_indexes" });
+      notices ??= new LimitNotices(host.logger, () => host.now());
+      notices.say(
+        "search_indexes",
+        "a find_tools index was dropped to make room for another (it is built again at its next search)",
+      );
+    },
+  });
 }

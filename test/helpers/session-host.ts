@@ -17,6 +17,7 @@ import { BridgeTable } from "../../src/proxy/bridge.js";
 import { HandleStore } from "../../src/proxy/handles.js";
 import type { Params, SessionAuthorization, SessionHost, UpstreamLink } from "../../src/proxy/host.js";
 import type { Peer } from "../../src/proxy/peer.js";
+import { SearchIndexes } from "../../src/proxy/search-indexes.js";
 import { Session } from "../../src/proxy/session.js";
 import { Traffic } from "../../src/proxy/traffic.js";
 import { toolsetsReport } from "../../src/report.js";
@@ -75,6 +76,8 @@ export class FakeHost implements SessionHost {
     ttlMs: 300_000,
     now: () => this.clock,
   });
+  /** find_tools indexes: a test that counts or bounds them gives its own. */
+  searchIndexes = new SearchIndexes();
   clock = 1_000;
   /** The state store (memory on the fake clock unless a test gives another) and the handles on it. */
   readonly state: StateStore;

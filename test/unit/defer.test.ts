@@ -1,6 +1,7 @@
 /** Deferred toolsets, pure: the config keys, the URL's `defer=`, automatic deferral, what is listed, and the report's figures. */
 import { describe, expect, test } from "vitest";
-import { listsOf, searchIndexOf } from "../../src/proxy/lists.js";
+import { listsOf } from "../../src/proxy/lists.js";
+import { SearchIndexes } from "../../src/proxy/search-indexes.js";
 import { toolsetsToolDef } from "../../src/proxy/toolsets-tool.js";
 import { listFigure, toolsetsReport } from "../../src/report.js";
 import { resolve } from "../../src/resolve.js";
@@ -202,12 +203,14 @@ describe("what a resolution with deferred toolsets lists", () => {
 });
 
 describe("the search index", () => {
-  test("one resolution has one index, whoever searches it; another resolution has its own", async () => {
+  test("one deferred set has one index, whoever searches it, through whichever resolution", async () => {
+    const indexes = new SearchIndexes();
     const r = resolved("cluster&defer=issues");
-    const [a, b] = await Promise.all([searchIndexOf(r), searchIndexOf(r)]);
+    const [a, b] = await Promise.all([indexes.of(r), indexes.of(r)]);
     expect(a).toBe(b);
     expect(a.size).toBe(5);
-    expect(await searchIndexOf(resolved("cluster&defer=issues"))).not.toBe(a);
+    expect(await indexes.of(resolved("cluster&defer=issues"))).toBe(a);
+    expect(await indexes.of(resolved("cluster&defer=files"))).not.toBe(a);
   });
 });
 

@@ -5,7 +5,6 @@
  */
 import { describe, expect, test } from "vitest";
 import type { Params } from "../../src/proxy/host.js";
-import { searchIndexOf } from "../../src/proxy/lists.js";
 import { callToolDef, callToolDefBeside, findToolsDef, findToolsDefBeside } from "../../src/search/tools.js";
 import { catalogOf } from "../helpers/catalog.js";
 import { FakeHost, rawClient } from "../helpers/session-host.js";
@@ -55,7 +54,7 @@ function setup(query = "") {
 async function client(query = "") {
   const { host, session } = setup(query);
   // The index is built at the first search, in chunks: built before, a search is answered at once.
-  await searchIndexOf(session.resolution);
+  await host.searchIndexes.of(session.resolution);
   const raw = await rawClient(session);
   let id = 0;
   const ask = async (method: string, params: Params = {}) => {

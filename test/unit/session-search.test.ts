@@ -2,6 +2,8 @@
 import { describe, expect, test } from "vitest";
 import { requestDigest } from "../../src/modern/request-state.js";
 import type { Params } from "../../src/proxy/host.js";
+import { MAX_SEARCH_INDEXES, SearchIndexes } from "../../src/proxy/search-indexes.js";
+import { buildIndexAsync } from "../../src/search/build.js";
 import { catalogOf } from "../helpers/catalog.js";
 import { FakeHost, rawClient, type Script, sdkClient } from "../helpers/session-host.js";
 
@@ -118,6 +120,76 @@ describe("find_tools", () => {
       "list_server_toolsets",
       "inspect_state",
     ]);
+  });
+});
+
+/** Twelve deferred toolsets of two tools each: `without=` two of them is one of 66 distinct deferred sets. */
+const GROUPS = Array.from({ length: 12 }, (_, g) => `g${g}`);
+const MANY = `
+upstreams:
+  u: { command: u-server }
+toolsets:
+${GROUPS.map((g) => `  ${g}:\n    deferred: true\n    tools: [u/${g}_*]`).join("\n")}
+`;
+const MANY_OFFERS = {
+  u: {
+    tools: GROUPS.flatMap((g) =>
+      ["create", "delete"].map((verb) => ({
+        name: `${g}_${verb}`,
+        description: `${verb} a thing of ${g}.`,
+        inputSchema: { type: "object" },
+      })),
+    ),
+  },
+};
+
+/** A host serving MANY whose index builds are counted (the number of entries each was asked to index). */
+function manyHost() {
+  const host = new FakeHost(catalogOf(MANY));
+  const builds: number[] = [];
+  host.searchIndexes = new SearchIndexes({
+    build: (entries) => {
+      builds.push(entries.length);
+      return buildIndexAsync(entries);
+    },
+  });
+  return { host, builds };
+}
+
+describe("find_tools indexes across sessions (SPEC §7.6)", () => {
+  test("sessions past the index bound, each deferring other tools, never leave more indexes than the bound; each finds only its own tools", async () => {
+    const { host, builds } = manyHost();
+    const selections = GROUPS.flatMap((a, i) => GROUPS.slice(i + 1).map((b) => [a, b] as const)).slice(0, 30);
+    for (const [i, [a, b]] of selections.entries()) {
+      const session = host.open(`without=${a},${b}`, MANY_OFFERS, `s${i}`);
+      const client = await sdkClient(session);
+      const r = await client.callTool({ name: "find_tools", arguments: { query: "", limit: 20 } });
+      const found = (r.structuredContent as { tools: { name: string; toolset: string }[]; total: number })
+        .tools;
+      const mine = GROUPS.filter((g) => g !== a && g !== b);
+      expect(found.map((t) => t.name).sort()).toEqual(
+        mine.flatMap((g) => [`${g}_create`, `${g}_delete`]).sort(),
+      );
+      expect(found.every((t) => mine.includes(t.toolset))).toBe(true);
+      expect(host.searchIndexes.size).toBeLessThanOrEqual(MAX_SEARCH_INDEXES);
+      await client.close();
+      await session.close();
+      host.sessions.delete(session);
+    }
+    expect(builds).toHaveLength(30);
+    expect(host.searchIndexes.size).toBe(MAX_SEARCH_INDEXES);
+    expect(host.searchIndexes.tools).toBe(MAX_SEARCH_INDEXES * 20);
+  });
+
+  test("sessions with the same deferred tools share one index, each on its own resolution", async () => {
+    const { host, builds } = manyHost();
+    const sessions = [0, 1, 2].map((i) => host.open("without=g0", MANY_OFFERS, `s${i}`));
+    expect(sessions[1]!.resolution).not.toBe(sessions[0]!.resolution);
+    for (const session of sessions) {
+      const client = await sdkClient(session);
+      await client.callTool({ name: "find_tools", arguments: { query: "create" } });
+    }
+    expect(builds).toEqual([22]);
   });
 });
 
