@@ -3,9 +3,11 @@
 //   node bench/search/agent-queries.mjs prepare DIR
 //     writes DIR/tools-list.json (tools/list of the whole catalog deferred, as a session sees it) and
 //     DIR/tasks-a.json, DIR/tasks-b.json ({id, task} of every labelled task, shuffled, split in two halves)
-//   node bench/search/agent-queries.mjs add NAME "WRITER" DIR/out-a.json DIR/out-b.json …
-//     records the writer's {id: query} files as pass NAME in bench/data/agent-queries.json
+//   node bench/search/agent-queries.mjs add NAME "WRITER" DIR/tools-list.json DIR/out-a.json DIR/out-b.json …
+//     records the writer's {id: query} files as pass NAME in bench/data/agent-queries.json, with the
+//     tools/list it was given and the commit it is first scored at; a name already recorded is refused
 // The protocol (who may read what) is in bench/search/README.md, "Queries as an agent writes them".
+import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadHoldout, loadHoldout2, loadJson, rng, root, servedCatalog } from "./lib.mjs";
@@ -27,7 +29,8 @@ export async function deferredToolsList() {
 async function prepare(dir) {
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, "tools-list.json"), `${JSON.stringify(await deferredToolsList(), null, 1)}\n`);
-  // Shuffled, development and blind tasks mixed, labels left out: a writer cannot tell the sets apart.
+  // Shuffled, development and blind tasks mixed, labels left out. The ids stay (q…, h…, k…: the file a task
+  // comes from shows in its prefix), so the writer is told nothing of the sets, but could guess them.
   const tasks = allTasks().map((q) => ({ id: q.id, task: q.query }));
   const r = rng(7);
   for (let i = tasks.length - 1; i > 0; i--) {
@@ -40,31 +43,50 @@ async function prepare(dir) {
   console.log(`${tasks.length} tasks and the tools/list written to ${dir}`);
 }
 
-async function add(name, writer, files) {
+async function add(name, writer, seenFile, files) {
   const queries = Object.assign({}, ...files.map((f) => JSON.parse(readFileSync(f, "utf8"))));
   const missing = allTasks().filter((q) => typeof queries[q.id] !== "string" || !queries[q.id].trim());
   if (missing.length) throw new Error(`no query for ${missing.map((q) => q.id).join(", ")}`);
   const path = join(root, AGENT_QUERIES);
   const data = existsSync(path) ? JSON.parse(readFileSync(path, "utf8")) : { passes: [] };
-  const findTools = (await deferredToolsList()).tools.find((t) => t.name === "find_tools");
+  // A pass is recorded and scored once: a second one under the same name would hide the first.
+  if (data.passes.some((p) => p.name === name)) throw new Error(`pass ${name} is already recorded`);
   const pass = {
     name,
     writer,
     date: new Date().toISOString().slice(0, 10),
-    findToolsDescription: findTools.description,
+    // The code the pass was first scored with, and the tools/list the writer was given.
+    commit: execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: root, encoding: "utf8" }).trim(),
+    seen: JSON.parse(readFileSync(seenFile, "utf8")),
     queries,
   };
-  data.passes = [...data.passes.filter((p) => p.name !== name), pass];
+  data.passes.push(pass);
   writeFileSync(path, `${JSON.stringify(data, null, 1)}\n`);
   console.log(`pass ${name}: ${Object.keys(queries).length} queries recorded in ${AGENT_QUERIES}`);
+}
+
+/**
+ * The words of a tools/list a writer reads: each tool's name, title and description, and its parameters'
+ * names and descriptions. A pass is stale when these differ from what is served now; a bound such as a
+ * `maxLength` is not compared, as it does not change what a model writes in a three-word query.
+ */
+export function wordsOf(toolsList) {
+  return JSON.stringify(
+    toolsList.tools.map((t) => [
+      t.name,
+      t.title,
+      t.description,
+      Object.entries(t.inputSchema?.properties ?? {}).map(([k, v]) => [k, v?.description]),
+    ]),
+  );
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const [command, ...args] = process.argv.slice(2);
   if (command === "prepare" && args.length === 1) await prepare(args[0]);
-  else if (command === "add" && args.length >= 3) await add(args[0], args[1], args.slice(2));
+  else if (command === "add" && args.length >= 4) await add(args[0], args[1], args[2], args.slice(3));
   else {
-    console.error("usage: agent-queries.mjs prepare DIR | add NAME WRITER FILE…");
+    console.error("usage: agent-queries.mjs prepare DIR | add NAME WRITER DIR/tools-list.json FILE…");
     process.exit(2);
   }
 }

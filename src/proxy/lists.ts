@@ -51,12 +51,21 @@ export function ownToolDefs(resolution: Resolution, withToolsetsTool: boolean, c
   return defs;
 }
 
+/** The shadowing already said to each logger, by upstream and tool: once each, not once per session. */
+const warned = new WeakMap<Logger, Set<string>>();
+
 /**
- * Says in the log (once per resolution computed) that a listed upstream tool takes find_tools' or call_tool's
- * name while toolsets are deferred: the upstream's tool is served under it, and ours is not offered.
+ * Says in the log (once per upstream tool and logger) that a listed upstream tool takes find_tools' or
+ * call_tool's name while toolsets are deferred: the upstream's tool is served under it, and ours is not offered.
+ * Per-session instances compute a resolution per session: the same warning for each would flood the log.
  */
 export function warnShadowed(logger: Logger, resolution: Resolution): void {
   for (const t of shadowedSearchTools(resolution)) {
+    let said = warned.get(logger);
+    if (!said) warned.set(logger, (said = new Set()));
+    const key = `${t.upstream}\u0000${t.name}`;
+    if (said.has(key)) continue;
+    said.add(key);
     logger.warn(`a listed upstream tool shadows ${t.name} beside deferred toolsets: ${t.detail}`, {
       tool: t.name,
       upstream: t.upstream,

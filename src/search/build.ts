@@ -238,8 +238,8 @@ export function paramsText(schema: unknown, depth = 0): string {
       parts.push(key);
       if (!isObject(prop)) continue;
       if (typeof prop.description === "string") parts.push(prop.description);
-      if (Array.isArray(prop.enum))
-        parts.push(...prop.enum.filter((v): v is string => typeof v === "string"));
+      // One push per value: spreading an upstream's enum of 150,000 values would overflow the stack.
+      if (Array.isArray(prop.enum)) for (const v of prop.enum) if (typeof v === "string") parts.push(v);
       parts.push(paramsText(prop, depth + 1));
     }
   }

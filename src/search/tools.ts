@@ -115,7 +115,7 @@ export function parseFindToolsArgs(args: unknown): Parsed<FindToolsArgs> {
     return fail(`find_tools has no argument "${extra}" (it takes query, limit, toolset)`);
   const { query, limit = DEFAULT_LIMIT, toolset } = args;
   if (typeof query !== "string") return fail("query is required: a string saying what you want to do");
-  if (query.length > MAX_QUERY_LENGTH)
+  if (longerThan(query, MAX_QUERY_LENGTH))
     return fail(`query is at most ${MAX_QUERY_LENGTH} characters: a few words saying what you want to do`);
   if (typeof limit !== "number" || !Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT)
     return fail(`limit must be an integer from 1 to ${MAX_LIMIT}`);
@@ -155,6 +155,15 @@ export function findToolsResult(
     ...(waiting.length ? { authorization_required: waiting } : {}),
   };
   return { content: [{ type: "text", text: JSON.stringify(structuredContent) }], structuredContent };
+}
+
+/** Longer than `max` characters as JSON Schema's maxLength counts them (code points, not UTF-16 units). */
+function longerThan(text: string, max: number): boolean {
+  if (text.length <= max) return false;
+  if (text.length > 2 * max) return true;
+  let points = 0;
+  for (const _ of text) if (++points > max) return true;
+  return false;
 }
 
 function fail(message: string): { ok: false; message: string } {

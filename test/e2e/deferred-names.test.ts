@@ -63,7 +63,7 @@ test("a deferred upstream tool named call_tool never takes the built-in's place,
   }
 });
 
-test("a listed upstream call_tool wins and the log says the built-in is shadowed", async () => {
+test("a listed upstream call_tool wins and the log says the built-in is shadowed, once", async () => {
   const s = await started();
   const c = await httpClient(s.url("dial"));
   try {
@@ -78,6 +78,11 @@ test("a listed upstream call_tool wins and the log says the built-in is shadowed
       shadowed?: { name: string; upstream: string; toolsets: string[] }[];
     };
     expect(report.shadowed).toEqual([expect.objectContaining({ name: "call_tool", toolsets: ["dial"] })]);
+    // Another selection with the same shadowing: said once per upstream tool, not once per resolution.
+    const other = await httpClient(s.url("dial&shop"));
+    await other.listTools();
+    await other.close();
+    expect(s.stderr().match(/shadows call_tool/g)).toHaveLength(1);
   } finally {
     await c.close();
   }

@@ -63,6 +63,11 @@ describe("find_tools' query bound", () => {
     expect(over).toEqual({ ok: false, message: expect.stringContaining("at most 1024 characters") });
   });
 
+  it("the bound counts characters as JSON Schema's maxLength does (code points): 1,024 emoji pass, 1,025 do not", () => {
+    expect(parseFindToolsArgs({ query: "🎉".repeat(MAX_QUERY_LENGTH) }).ok).toBe(true);
+    expect(parseFindToolsArgs({ query: "🎉".repeat(MAX_QUERY_LENGTH + 1) }).ok).toBe(false);
+  });
+
   it("find_tools' schema tells the model the bound", () => {
     const [find] = deferredToolDefs;
     expect(find?.inputSchema).toMatchObject({ properties: { query: { maxLength: MAX_QUERY_LENGTH } } });

@@ -129,6 +129,24 @@ describe("building in chunks", () => {
   });
 });
 
+describe("an upstream's definitions, however large", () => {
+  it("a parameter with an enum of 150,000 values is indexed without overflowing the stack, and found", () => {
+    const values = Array.from({ length: 150_000 }, (_, i) => `value${i}`);
+    const index = buildIndex([
+      {
+        name: "pick_colour",
+        description: "Pick a colour",
+        inputSchema: {
+          type: "object",
+          properties: { colour: { type: "string", enum: ["vermilion", ...values] } },
+        },
+        toolset: "t",
+      },
+    ]);
+    expect(index.search("vermilion", { limit: 1 }).tools.map((t) => t.name)).toEqual(["pick_colour"]);
+  });
+});
+
 describe("query expansion", () => {
   it("a word that expands into several words counts as one word matched, not as several", () => {
     const two = buildIndex([
