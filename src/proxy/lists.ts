@@ -61,8 +61,8 @@ const warned = new WeakMap<Logger, Set<string>>();
  */
 export function warnShadowed(logger: Logger, resolution: Resolution): void {
   for (const t of shadowedSearchTools(resolution)) {
-    let said = warned.get(logger);
-    if (!said) warned.set(logger, (said = new Set()));
+    const said = warned.get(logger) ?? new Set<string>();
+    warned.set(logger, said);
     const key = `${t.upstream}\u0000${t.name}`;
     if (said.has(key)) continue;
     said.add(key);
