@@ -60,9 +60,11 @@ const warned = new WeakMap<Logger, Set<string>>();
  * Per-session instances compute a resolution per session: the same warning for each would flood the log.
  */
 export function warnShadowed(logger: Logger, resolution: Resolution): void {
-  for (const t of shadowedSearchTools(resolution)) {
-    const said = warned.get(logger) ?? new Set<string>();
-    warned.set(logger, said);
+  const shadowed = shadowedSearchTools(resolution);
+  if (!shadowed.length) return;
+  const said = warned.get(logger) ?? new Set<string>();
+  warned.set(logger, said);
+  for (const t of shadowed) {
     const key = `${t.upstream}\u0000${t.name}`;
     if (said.has(key)) continue;
     said.add(key);
