@@ -1,15 +1,17 @@
 /** @module The agent's-query measure: what a writer playing the agent is given, and how its queries are recorded. */
 // Usage:
-//   node bench/search/agent-queries.mjs prepare DIR
+//   node bench/search/agent-queries.mjs prepare DIR [--opaque KEYFILE] [--seed N]
 //     writes DIR/tools-list.json (tools/list of the whole catalog deferred, as a session sees it) and
-//     DIR/tasks-a.json, DIR/tasks-b.json ({id, task} of every labelled task, shuffled, split in two halves)
-//   node bench/search/agent-queries.mjs add NAME "WRITER" DIR/tools-list.json DIR/out-a.json DIR/out-b.json …
+//     DIR/tasks-a.json, DIR/tasks-b.json ({id, task} of every labelled task, shuffled, split in two halves);
+//     with --opaque the ids are t001… in the shuffled order, and KEYFILE (keep it out of DIR, away from the
+//     writer) maps them back to the tasks' own ids
+//   node bench/search/agent-queries.mjs add NAME "WRITER" DIR/tools-list.json [--key KEYFILE] DIR/out-a.json …
 //     records the writer's {id: query} files as pass NAME in bench/data/agent-queries.json, with the
 //     tools/list it was given and the commit it is first scored at; a name already recorded is refused
 // The protocol (who may read what) is in bench/search/README.md, "Queries as an agent writes them".
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { loadHoldout, loadHoldout2, loadJson, rng, root, servedCatalog } from "./lib.mjs";
 
 export const AGENT_QUERIES = "bench/data/agent-queries.json";
@@ -26,16 +28,27 @@ export async function deferredToolsList() {
   return listsOf(deferred, true).tools;
 }
 
-async function prepare(dir) {
+async function prepare(dir, keyFile, seed) {
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, "tools-list.json"), `${JSON.stringify(await deferredToolsList(), null, 1)}\n`);
-  // Shuffled, development and blind tasks mixed, labels left out. The ids stay (q…, h…, k…: the file a task
-  // comes from shows in its prefix), so the writer is told nothing of the sets, but could guess them.
+  // Shuffled, development and blind tasks mixed, labels left out. Without a key file the ids stay (q…, h…,
+  // k…: the file a task comes from shows in its prefix), so the writer is told nothing of the sets, but
+  // could guess them; with one, the ids are opaque and the key that maps them back stays with the caller.
   const tasks = allTasks().map((q) => ({ id: q.id, task: q.query }));
-  const r = rng(7);
+  const r = rng(seed);
   for (let i = tasks.length - 1; i > 0; i--) {
     const j = Math.floor(r() * (i + 1));
     [tasks[i], tasks[j]] = [tasks[j], tasks[i]];
+  }
+  if (keyFile) {
+    if (resolve(keyFile).startsWith(`${resolve(dir)}/`)) throw new Error("the key file must not be in DIR");
+    const key = {};
+    tasks.forEach((t, i) => {
+      const opaque = `t${String(i + 1).padStart(3, "0")}`;
+      key[opaque] = t.id;
+      t.id = opaque;
+    });
+    writeFileSync(keyFile, `${JSON.stringify(key, null, 1)}\n`);
   }
   const half = Math.ceil(tasks.length / 2);
   writeFileSync(join(dir, "tasks-a.json"), `${JSON.stringify(tasks.slice(0, half), null, 1)}\n`);
@@ -43,8 +56,14 @@ async function prepare(dir) {
   console.log(`${tasks.length} tasks and the tools/list written to ${dir}`);
 }
 
-async function add(name, writer, seenFile, files) {
-  const queries = Object.assign({}, ...files.map((f) => JSON.parse(readFileSync(f, "utf8"))));
+async function add(name, writer, seenFile, files, keyFile) {
+  const written = Object.assign({}, ...files.map((f) => JSON.parse(readFileSync(f, "utf8"))));
+  const key = keyFile ? JSON.parse(readFileSync(keyFile, "utf8")) : null;
+  if (key) {
+    const unknown = Object.keys(written).filter((id) => !(id in key));
+    if (unknown.length) throw new Error(`ids not in the key: ${unknown.join(", ")}`);
+  }
+  const queries = key ? Object.fromEntries(Object.entries(written).map(([id, q]) => [key[id], q])) : written;
   const missing = allTasks().filter((q) => typeof queries[q.id] !== "string" || !queries[q.id].trim());
   if (missing.length) throw new Error(`no query for ${missing.map((q) => q.id).join(", ")}`);
   const path = join(root, AGENT_QUERIES);
@@ -83,10 +102,19 @@ export function wordsOf(toolsList) {
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const [command, ...args] = process.argv.slice(2);
-  if (command === "prepare" && args.length === 1) await prepare(args[0]);
-  else if (command === "add" && args.length >= 4) await add(args[0], args[1], args[2], args.slice(3));
+  const option = (flag) => {
+    const i = args.indexOf(flag);
+    return i < 0 ? undefined : args.splice(i, 2)[1];
+  };
+  const keyFile = option(command === "prepare" ? "--opaque" : "--key");
+  const seed = Number(option("--seed") ?? 7);
+  if (command === "prepare" && args.length === 1) await prepare(args[0], keyFile, seed);
+  else if (command === "add" && args.length >= 4)
+    await add(args[0], args[1], args[2], args.slice(3), keyFile);
   else {
-    console.error("usage: agent-queries.mjs prepare DIR | add NAME WRITER DIR/tools-list.json FILE…");
+    console.error(
+      "usage: agent-queries.mjs prepare DIR [--opaque KEYFILE] [--seed N] | add NAME WRITER DIR/tools-list.json [--key KEYFILE] FILE…",
+    );
     process.exit(2);
   }
 }
