@@ -1,7 +1,8 @@
 /** @module `buildIndex`: one immutable BM25 index (minisearch) over a resolution's deferred tools. */
 import MiniSearch from "minisearch";
+import { AddedMatches } from "./added.js";
 import { nameWords, unmatchedNameWords } from "./names.js";
-import { planQuery } from "./query.js";
+import { planQuery, type QueryPlan } from "./query.js";
 import { normalize, tokenize } from "./tokenize.js";
 import type {
   Ranking,
@@ -107,12 +108,42 @@ function prepare(
     processTerm: normalize,
   });
   const byNameOrder = docs.map((_, i) => i).sort((a, b) => compareNames(docs[a]!, docs[b]!));
+  // Words a query gains by expansion count less, match only exactly, and only in the fields that say what a
+  // tool does: cheaper, and a synonym in a long usage note is noise.
+  const addedMatches = new AddedMatches(mini, {
+    ...searchOptions(ranking),
+    fields: [...ranking.synonymFields],
+    boostTerm: () => ranking.synonymWeight,
+  });
   const index = Object.freeze({
     size: docs.length,
     search: (query: string, options: SearchOptions) =>
-      search(mini, docs, byNameOrder, ranking, query, options),
+      search(mini, docs, byNameOrder, ranking, addedMatches, query, options),
   });
   return { mini, ids: docs.map((_, i) => i), index };
+}
+
+/** A match being ranked: minisearch's result for the typed terms, or a tool only an added word matched. */
+interface Scored {
+  readonly id: number;
+  score: number;
+  readonly match: Readonly<Record<string, readonly string[]>>;
+}
+
+/** How minisearch searches this index: terms arrive normalised, so it only splits them back apart. */
+function searchOptions(ranking: Ranking) {
+  return {
+    tokenize: (text: string) => text.split(" "),
+    processTerm: (term: string) => term,
+    boost: { ...ranking.boost },
+    bm25: { ...ranking.bm25 },
+    weights: { prefix: ranking.prefixWeight, fuzzy: ranking.fuzzyWeight },
+  };
+}
+
+/** A summed score times the number of the user's words it matched (an added word counts as its source). */
+function rescore(score: number, terms: readonly string[], plan: QueryPlan): number {
+  return terms.length > 1 ? score * plan.matchedWords(terms) : score;
 }
 
 function search(
@@ -120,6 +151,7 @@ function search(
   docs: readonly Doc[],
   byNameOrder: readonly number[],
   ranking: Ranking,
+  addedMatches: AddedMatches,
   query: string,
   { limit, toolset }: SearchOptions,
 ): SearchResult {
@@ -133,27 +165,36 @@ function search(
       ids.length,
     );
   }
-  const results = mini.search(plan.combination, {
-    // Terms arrive normalised: minisearch only splits them back apart.
-    tokenize: (text: string) => text.split(" "),
-    processTerm: (term: string) => term,
-    boost: { ...ranking.boost },
-    bm25: { ...ranking.bm25 },
-    weights: { prefix: ranking.prefixWeight, fuzzy: ranking.fuzzyWeight },
-    ...(toolset === undefined ? {} : { filter: (r: { id: unknown }) => inToolset(r.id as number) }),
-  });
+  const inSearch = toolset === undefined ? undefined : (r: { id: unknown }) => inToolset(r.id as number);
+  const typed = mini.search(plan.typedQuery, { ...searchOptions(ranking), filter: inSearch });
+  const added = plan.added.length > 0 ? addedMatches.scores(plan.added) : undefined;
   // minisearch multiplies a result's score by the number of query terms it matched; the user wrote words,
-  // and the several words one of them expands to must not count as several words matched.
-  for (const r of results) {
+  // and the several words one of them expands to must not count as several words matched. The added words'
+  // sum joins the typed terms' as it would inside one minisearch query (typed, then added).
+  const results: Scored[] = [];
+  for (const r of typed) {
     const terms = r.queryTerms.length;
-    if (terms > 1) r.score = (r.score / terms) * plan.matchedWords(r.queryTerms);
+    const extra = added?.get(r.id);
+    if (extra) {
+      added!.delete(r.id);
+      for (const t of extra.terms) if (!r.queryTerms.includes(t)) r.queryTerms.push(t);
+      Object.assign(r.match, extra.match);
+      r.score = rescore(r.score / terms + extra.score, r.queryTerms, plan);
+    } else if (terms > 1) r.score = (r.score / terms) * plan.matchedWords(r.queryTerms);
+    results.push(r);
+  }
+  if (added) {
+    for (const [id, extra] of added) {
+      if (!inToolset(id)) continue;
+      results.push({ id, score: rescore(extra.score, extra.terms, plan), match: extra.match });
+    }
   }
   // The name-word penalty only lowers a score, so it is worked out only for a result that could still enter
   // the top `max` before it: most of a large catalog's ~1,600 matches never need it.
   const penalty = ranking.nameWordPenalty;
   const penalised =
     penalty > 0
-      ? (r: (typeof results)[number]) => {
+      ? (r: Scored) => {
           const unmatched = unmatchedNameWords(docs[r.id]!.nameWords, r.match);
           if (unmatched > 0) r.score /= 1 + penalty * unmatched;
         }

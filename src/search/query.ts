@@ -10,8 +10,13 @@ export const MAX_QUERY_TERMS = 32;
 export interface QueryPlan {
   /** The typed terms, normalised, distinct, at most {@link MAX_QUERY_TERMS}. */
   readonly typed: readonly string[];
-  /** What minisearch runs: the typed terms (prefixes from `prefixMinLength` letters), then the added ones. */
-  readonly combination: QueryCombination;
+  /** What minisearch runs: the typed terms, each also as a prefix from `prefixMinLength` letters. */
+  readonly typedQuery: QueryCombination;
+  /**
+   * The words expansion adds, none typed, in the table's order: each is matched exactly, only in
+   * `synonymFields`, at `synonymWeight` (see `AddedMatches`).
+   */
+  readonly added: readonly string[];
   /**
    * How many of the words the user wrote a result matched, given the query terms minisearch says it matched:
    * a typed term counts once, and an added term counts as the word it came from (once, however many of that
@@ -36,17 +41,10 @@ export function planQuery(query: string, ranking: Ranking): QueryPlan | undefine
     fuzzy: (term: string) =>
       ranking.fuzzyMinLength > 0 && term.length >= ranking.fuzzyMinLength ? 1 : false,
   };
-  // Words a query gained by expansion count less, match only exactly, and only in the fields that say
-  // what a tool does: cheaper, and a synonym in a long usage note is noise.
-  const addedQuery: QueryCombination = {
-    queries: [[...added.keys()].join(" ")],
-    combineWith: "OR",
-    fields: [...ranking.synonymFields],
-    boostTerm: () => ranking.synonymWeight,
-  };
   return {
     typed,
-    combination: { combineWith: "OR", queries: added.size > 0 ? [typedQuery, addedQuery] : [typedQuery] },
+    typedQuery,
+    added: [...added.keys()],
     matchedWords(terms) {
       let words = 0;
       const from: string[] = [];

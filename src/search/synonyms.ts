@@ -153,6 +153,9 @@ const EXPANSIONS: ReadonlyMap<string, readonly string[]> = new Map(
   ]),
 );
 
+/** Every term the table can add: all a query's expansion can ever search for, however it is worded. */
+export const EXPANSION_WORDS: ReadonlySet<string> = new Set([...EXPANSIONS.values()].flat());
+
 /**
  * The terms a query's words add, each with the typed terms (or stop words) it came from; none already typed.
  * The caller weighs them less, and counts a match on one as a match on the word it came from.

@@ -1,6 +1,10 @@
 /** @module Tool search: ranking over a small fixed catalog, the toolset filter, limits, totals, order and empty queries. */
+
+import MiniSearch from "minisearch";
 import { describe, expect, it } from "vitest";
+import { AddedMatches } from "../../src/search/added.js";
 import { BUILD_CHUNK, buildIndex, buildIndexAsync } from "../../src/search/build.js";
+import { EXPANSION_WORDS } from "../../src/search/synonyms.js";
 import type { SearchEntry } from "../../src/search/types.js";
 
 const github = {
@@ -170,6 +174,62 @@ describe("query expansion", () => {
       { name: "list_channels", description: "Channels of the workspace", toolset: "t" },
     ]);
     expect(chat.search("which channels", { limit: 1 }).tools[0]?.name).toBe("list_channels");
+  });
+});
+
+describe("expansion words searched once per index", () => {
+  const QUERIES = [
+    "show invoice",
+    "which channels",
+    "make a new ticket for the repo",
+    "forget that file",
+    "drop the comment on the issue",
+    "open a PR from my branch",
+    "what folders are there",
+    "remove",
+  ];
+
+  it("an index answers every query the same once its expansion words are kept as before any was", () => {
+    const warm = buildIndex(CATALOG);
+    for (const q of [...QUERIES, ...QUERIES]) warm.search(q, { limit: 20 });
+    for (const q of QUERIES) {
+      // A fresh index keeps nothing yet: its answer is the one searched without anything kept.
+      expect(warm.search(q, { limit: 20 })).toEqual(buildIndex(CATALOG).search(q, { limit: 20 }));
+      expect(warm.search(q, { limit: 20, toolset: "files" })).toEqual(
+        buildIndex(CATALOG).search(q, { limit: 20, toolset: "files" }),
+      );
+    }
+  });
+
+  it("a tool only an expansion word matches is found, counted in total, and left out by another toolset's filter", () => {
+    const two = buildIndex([
+      { name: "delete_note", description: "Delete a note", toolset: "a" },
+      { name: "delete_page", description: "Delete a page", toolset: "b" },
+      { name: "forget_me_not", description: "A flower", toolset: "a" },
+    ]);
+    // "erase" is in no definition: only its expansions (delete, remove) match.
+    expect(two.search("erase", { limit: 5 })).toMatchObject({ total: 2 });
+    const inB = two.search("erase", { limit: 5, toolset: "b" });
+    expect(inB.tools.map((t) => t.name)).toEqual(["delete_page"]);
+    expect(inB.total).toBe(1);
+  });
+
+  it("only the table's words are kept: however many other words are searched, no more lists than the table has words", () => {
+    const mini = new MiniSearch<number>({
+      fields: ["name"],
+      extractField: (id, field) => (field === "id" ? id : ["get_issue", "list_files", "zebra"][id]),
+      tokenize: (text) => text.split("_"),
+    });
+    mini.addAll([0, 1, 2]);
+    const added = new AddedMatches(mini, { fields: ["name"] });
+    expect(added.of("get").map((m) => m.id)).toEqual([0]);
+    expect(added.of("get")).toBe(added.of("get"));
+    for (let i = 0; i < 500; i++) added.of(`word${i}`);
+    expect(added.of("zebra").map((m) => m.id)).toEqual([2]);
+    expect(EXPANSION_WORDS.has("get")).toBe(true);
+    expect(added.kept).toEqual({ words: 1, matches: 1 });
+    for (const w of EXPANSION_WORDS) added.of(w);
+    expect(added.kept.words).toBeLessThanOrEqual(EXPANSION_WORDS.size);
   });
 });
 
