@@ -15,7 +15,10 @@ export interface AddedMatch {
   readonly fields: readonly string[];
 }
 
-/** What the added words contribute to one tool, summed in the query's order of them, as minisearch would. */
+/**
+ * What the added words contribute to one tool, summed in the query's order of them, as minisearch sums a
+ * subquery's terms. Its `match` holds the kept (frozen) field lists: read it, never add to it.
+ */
 export interface AddedScore {
   score: number;
   readonly terms: string[];
@@ -35,8 +38,10 @@ export class AddedMatches {
   ) {}
 
   /**
-   * The tools `word` matches, searched once for this index. Only the table's words are kept, so no query,
-   * however worded, makes this hold more than {@link EXPANSION_WORDS} lists.
+   * The tools `word` matches, searched once for this index, frozen, since every session that shares the index
+   * reads them. Only the table's words are kept, so no query, however worded, makes this hold more than
+   * {@link EXPANSION_WORDS} lists, each at most one match per tool. An index is never changed once built,
+   * so a kept list never goes stale.
    */
   of(word: string): readonly AddedMatch[] {
     const kept = this.#byWord.get(word);
@@ -44,7 +49,9 @@ export class AddedMatches {
     const matches = Object.freeze(
       this.mini
         .search(word, this.options)
-        .map((r) => Object.freeze({ id: r.id as number, score: r.score, fields: r.match[word] ?? [] })),
+        .map((r) =>
+          Object.freeze({ id: r.id as number, score: r.score, fields: Object.freeze(r.match[word] ?? []) }),
+        ),
     );
     if (EXPANSION_WORDS.has(word)) this.#byWord.set(word, matches);
     return matches;

@@ -1,4 +1,7 @@
-/** @module `buildIndex`: one immutable BM25 index (minisearch) over a resolution's deferred tools. */
+/**
+ * @module `buildIndex`: one BM25 index (minisearch) over a resolution's deferred tools, never changed once
+ * built; its only state is what the expansion words matched (`AddedMatches`), which changes no answer.
+ */
 import MiniSearch from "minisearch";
 import { AddedMatches } from "./added.js";
 import { nameWords, unmatchedNameWords } from "./names.js";
@@ -44,8 +47,9 @@ interface Doc {
 }
 
 /**
- * Builds the index once; the result is immutable and safe to share. Entries with the same name are one
- * tool offered by several toolsets (their definitions are the exposed one, so the first is kept).
+ * Builds the index once; it is never changed after, answers the same for its whole life, and is safe to
+ * share. Entries with the same name are one tool offered by several toolsets (their definitions are the
+ * exposed one, so the first is kept).
  */
 export function buildIndex(entries: readonly SearchEntry[], ranking: Ranking = DEFAULT_RANKING): ToolIndex {
   const built = prepare(entries, ranking);
@@ -177,7 +181,7 @@ function search(
     const extra = added?.get(r.id);
     if (extra) {
       added!.delete(r.id);
-      for (const t of extra.terms) if (!r.queryTerms.includes(t)) r.queryTerms.push(t);
+      r.queryTerms.push(...extra.terms); // never typed words (planQuery), so none is there already
       Object.assign(r.match, extra.match);
       r.score = rescore(r.score / terms + extra.score, r.queryTerms, plan);
     } else if (terms > 1) r.score = (r.score / terms) * plan.matchedWords(r.queryTerms);

@@ -1,10 +1,20 @@
 /** @module Tool search: ranking over a small fixed catalog, the toolset filter, limits, totals, order and empty queries. */
 
-import MiniSearch from "minisearch";
+import MiniSearch, { type QueryCombination } from "minisearch";
 import { describe, expect, it } from "vitest";
 import { AddedMatches } from "../../src/search/added.js";
-import { BUILD_CHUNK, buildIndex, buildIndexAsync } from "../../src/search/build.js";
+import {
+  BUILD_CHUNK,
+  buildIndex,
+  buildIndexAsync,
+  DEFAULT_RANKING,
+  paramsText,
+  splitDescription,
+} from "../../src/search/build.js";
+import { nameWords, unmatchedNameWords } from "../../src/search/names.js";
+import { planQuery } from "../../src/search/query.js";
 import { EXPANSION_WORDS } from "../../src/search/synonyms.js";
+import { normalize, tokenize } from "../../src/search/tokenize.js";
 import type { SearchEntry } from "../../src/search/types.js";
 
 const github = {
@@ -201,6 +211,98 @@ describe("expansion words searched once per index", () => {
     }
   });
 
+  it("ranks as one minisearch query of typed and expansion words did, with the same totals (an oracle)", () => {
+    // The search as it ran before expansion words were kept: one OR query of both, minisearch's score divided
+    // by the terms it matched and multiplied by the user's words, then the name-word penalty.
+    const r = DEFAULT_RANKING;
+    const ORACLE_CATALOG: readonly SearchEntry[] = [
+      ...CATALOG,
+      { name: "delete_comment", description: "Remove a comment from an issue", ...github },
+      { name: "remove_label", description: "Delete a label from an issue", ...github },
+    ];
+    const fields = ["name", "title", "summary", "description", "params", "toolset"] as const;
+    const docs = ORACLE_CATALOG.map((e) => ({
+      name: e.name,
+      title: e.title ?? "",
+      ...splitDescription(e.description ?? ""),
+      params: paramsText(e.inputSchema),
+      toolset: [e.toolset, e.toolsetTitle, e.toolsetDescription].filter(Boolean).join("\n"),
+    }));
+    const mini = new MiniSearch<number>({
+      fields: [...fields],
+      extractField: (id, field) => (field === "id" ? id : docs[id]?.[field as (typeof fields)[number]]),
+      tokenize,
+      processTerm: normalize,
+    });
+    mini.addAll(docs.map((_, i) => i));
+    const oracle = (query: string, toolset?: string) => {
+      const plan = planQuery(query, r)!;
+      const added: QueryCombination = {
+        queries: [plan.added.join(" ")],
+        combineWith: "OR",
+        fields: [...r.synonymFields],
+        boostTerm: () => r.synonymWeight,
+      };
+      const hits = mini.search(
+        { combineWith: "OR", queries: plan.added.length ? [plan.typedQuery, added] : [plan.typedQuery] },
+        {
+          tokenize: (text: string) => text.split(" "),
+          processTerm: (term: string) => term,
+          boost: { ...r.boost },
+          bm25: { ...r.bm25 },
+          weights: { prefix: r.prefixWeight, fuzzy: r.fuzzyWeight },
+          filter: (h) => toolset === undefined || ORACLE_CATALOG[h.id as number]!.toolset === toolset,
+        },
+      );
+      const scored = hits.map((h) => {
+        const n = h.queryTerms.length;
+        let score = n > 1 ? (h.score / n) * plan.matchedWords(h.queryTerms) : h.score;
+        const words = nameWords(ORACLE_CATALOG[h.id]!.name, ORACLE_CATALOG[h.id]!.toolset);
+        const unmatched = unmatchedNameWords(words, h.match);
+        if (unmatched > 0) score /= 1 + r.nameWordPenalty * unmatched;
+        return { name: ORACLE_CATALOG[h.id]!.name, score };
+      });
+      scored.sort((a, b) => b.score - a.score || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      return { names: scored.slice(0, 20).map((x) => x.name), total: scored.length };
+    };
+    const queries = [
+      ...QUERIES,
+      "issue",
+      "create issue",
+      "list the open issues",
+      "post a message to the team channel",
+      // A typed word's prefix (remo → remov) that is also an expansion of another word (forget → remove).
+      "forget remo",
+      "forget the label",
+      "show files in the docs folder",
+    ];
+    const warm = buildIndex(ORACLE_CATALOG);
+    for (const q of queries) {
+      for (const toolset of [undefined, "files", "github"]) {
+        const options = toolset === undefined ? { limit: 20 } : { limit: 20, toolset };
+        const got = warm.search(q, options);
+        expect(
+          { names: got.tools.map((t) => t.name), total: got.total },
+          `${q} in ${toolset ?? "all"}`,
+        ).toEqual(oracle(q, toolset));
+      }
+    }
+  });
+
+  it("what an index keeps of its expansion words is frozen: no session can change another's answers", () => {
+    const mini = new MiniSearch<number>({
+      fields: ["name"],
+      extractField: (id, field) => (field === "id" ? id : ["get_issue", "list_files"][id]),
+      tokenize: (text) => text.split("_"),
+    });
+    mini.addAll([0, 1]);
+    const kept = new AddedMatches(mini, { fields: ["name"] }).of("get");
+    expect(kept).toHaveLength(1);
+    expect(Object.isFrozen(kept)).toBe(true);
+    expect(Object.isFrozen(kept[0])).toBe(true);
+    expect(Object.isFrozen(kept[0]!.fields)).toBe(true);
+  });
+
   it("a tool only an expansion word matches is found, counted in total, and left out by another toolset's filter", () => {
     const two = buildIndex([
       { name: "delete_note", description: "Delete a note", toolset: "a" },
@@ -228,8 +330,6 @@ describe("expansion words searched once per index", () => {
     expect(added.of("zebra").map((m) => m.id)).toEqual([2]);
     expect(EXPANSION_WORDS.has("get")).toBe(true);
     expect(added.kept).toEqual({ words: 1, matches: 1 });
-    for (const w of EXPANSION_WORDS) added.of(w);
-    expect(added.kept.words).toBeLessThanOrEqual(EXPANSION_WORDS.size);
   });
 });
 
