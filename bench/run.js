@@ -263,11 +263,25 @@ async function search() {
   const child = start(process.execPath, [join(root, "bench/search/run.mjs"), "--json", file], {
     env: { ...process.env, SEARCH_BENCH_ROUNDS: String(quick ? 2 : 5) },
   });
+  let partial = "";
   child.stderr.on("data", (d) => {
-    for (const line of d.split("\n")) if (line.trim()) log(line);
+    const lines = (partial + d).split("\n");
+    partial = lines.pop();
+    for (const line of lines) if (line.trim()) log(line);
   });
-  const code = await new Promise((done) => child.on("exit", done));
-  if (code !== 0) throw new Error(`the search bench exited with ${code}: ${child.tail.trim()}`);
+  // `close`, not `exit`: its last words (a stack trace) are read before the error quotes them.
+  let late = "";
+  const timer = setTimeout(() => {
+    late = " (killed: no result in 10 minutes)";
+    child.kill("SIGKILL");
+  }, 10 * 60_000);
+  const [code, signal] = await new Promise((done) => child.on("close", (c, s) => done([c, s])));
+  clearTimeout(timer);
+  if (code !== 0) {
+    throw new Error(
+      `the search bench ended with ${signal ?? `exit code ${code}`}${late}: ${child.tail.trim()}`,
+    );
+  }
   results.search = JSON.parse(readFileSync(file, "utf8"));
 }
 

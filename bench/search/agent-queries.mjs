@@ -29,6 +29,9 @@ export async function deferredToolsList() {
 }
 
 async function prepare(dir, keyFile, seed) {
+  // The key must stay out of the writer's reach: never inside DIR (checked before anything is written).
+  if (keyFile && resolve(keyFile).startsWith(`${resolve(dir)}/`))
+    throw new Error("the key file must not be in DIR");
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, "tools-list.json"), `${JSON.stringify(await deferredToolsList(), null, 1)}\n`);
   // Shuffled, development and blind tasks mixed, labels left out. Without a key file the ids stay (q…, h…,
@@ -41,7 +44,6 @@ async function prepare(dir, keyFile, seed) {
     [tasks[i], tasks[j]] = [tasks[j], tasks[i]];
   }
   if (keyFile) {
-    if (resolve(keyFile).startsWith(`${resolve(dir)}/`)) throw new Error("the key file must not be in DIR");
     const key = {};
     tasks.forEach((t, i) => {
       const opaque = `t${String(i + 1).padStart(3, "0")}`;
@@ -102,19 +104,29 @@ export function wordsOf(toolsList) {
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const [command, ...args] = process.argv.slice(2);
-  const option = (flag) => {
-    const i = args.indexOf(flag);
-    return i < 0 ? undefined : args.splice(i, 2)[1];
-  };
-  const keyFile = option(command === "prepare" ? "--opaque" : "--key");
-  const seed = Number(option("--seed") ?? 7);
-  if (command === "prepare" && args.length === 1) await prepare(args[0], keyFile, seed);
-  else if (command === "add" && args.length >= 4)
-    await add(args[0], args[1], args[2], args.slice(3), keyFile);
-  else {
+  const usage = (why) => {
+    if (why) console.error(why);
     console.error(
       "usage: agent-queries.mjs prepare DIR [--opaque KEYFILE] [--seed N] | add NAME WRITER DIR/tools-list.json [--key KEYFILE] FILE…",
     );
     process.exit(2);
-  }
+  };
+  // An option's value must be there: `--opaque` alone would otherwise write the tasks' own ids.
+  const option = (flag) => {
+    const i = args.indexOf(flag);
+    if (i < 0) return undefined;
+    const value = args[i + 1];
+    if (value === undefined || value.startsWith("--")) usage(`${flag} needs a value`);
+    args.splice(i, 2);
+    return value;
+  };
+  const keyFile = option(command === "prepare" ? "--opaque" : "--key");
+  const seedText = command === "prepare" ? option("--seed") : undefined;
+  if (seedText !== undefined && !/^\d+$/.test(seedText)) usage("--seed needs a whole number");
+  const seed = Number(seedText ?? 7);
+  if (args.some((a) => a.startsWith("--"))) usage(`unknown option: ${args.find((a) => a.startsWith("--"))}`);
+  if (command === "prepare" && args.length === 1) await prepare(args[0], keyFile, seed);
+  else if (command === "add" && args.length >= 4)
+    await add(args[0], args[1], args[2], args.slice(3), keyFile);
+  else usage();
 }

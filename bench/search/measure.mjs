@@ -38,7 +38,7 @@ function sample(entries, n, seed) {
 }
 
 /** The real tools, then copies with suffixed names, shuffled descriptions and their own toolsets, up to `n`. */
-function synthesise(entries, n, seed) {
+export function synthesise(entries, n, seed) {
   const r = rng(seed);
   const out = [...entries];
   for (let k = 1; out.length < n; k++) {
@@ -253,7 +253,9 @@ export function searchVerdicts(s) {
         : [
             {
               target: `find_tools recall@1 / recall@5, blind test set (${nb} tasks), the query an agent wrote`,
-              measured: "no valid pass: every recorded one is stale or incomplete (write a new one)",
+              measured: Object.keys(s.agent ?? {}).length
+                ? "no valid pass: every recorded one is stale or incomplete (write a new one)"
+                : `no pass recorded (${AGENT_QUERIES})`,
               goal: "≥ 0.70 / ≥ 0.90",
               status: "not measured",
             },

@@ -7,6 +7,10 @@ import { root } from "./lib.mjs";
 import { measureSearch, searchMarkdown, searchVerdicts } from "./measure.mjs";
 
 const at = process.argv.indexOf("--json");
+if (at > 0 && !process.argv[at + 1]) {
+  console.error("usage: node bench/search/run.mjs [--json FILE]");
+  process.exit(2);
+}
 const out = at > 0 ? resolve(process.argv[at + 1]) : join(root, "bench", "results", "search.json");
 const result = await measureSearch({
   rounds: Number(process.env.SEARCH_BENCH_ROUNDS ?? 5),
