@@ -177,14 +177,15 @@ function search(
   // sum joins the typed terms' as it would inside one minisearch query (typed, then added).
   const results: Scored[] = [];
   for (const r of typed) {
-    const terms = r.queryTerms.length;
+    let score = r.score / r.queryTerms.length;
     const extra = added?.get(r.id);
     if (extra) {
       added!.delete(r.id);
       r.queryTerms.push(...extra.terms); // never typed words (planQuery), so none is there already
       Object.assign(r.match, extra.match);
-      r.score = rescore(r.score / terms + extra.score, r.queryTerms, plan);
-    } else if (terms > 1) r.score = (r.score / terms) * plan.matchedWords(r.queryTerms);
+      score += extra.score;
+    }
+    r.score = rescore(score, r.queryTerms, plan);
     results.push(r);
   }
   if (added) {
