@@ -15,7 +15,7 @@ export interface SlotUser {
   /** When its client last sent anything. */
   readonly lastSeen: number;
   /** Its requests in flight (none: it is idle). */
-  readonly inflight: { readonly size: number };
+  readonly busy: number;
 }
 
 export interface SlotDeps<S extends SlotUser> {
@@ -116,7 +116,7 @@ export class InstanceSlots<S extends SlotUser> {
     let bestUse = Number.POSITIVE_INFINITY;
     for (const ref of running) {
       const users = this.deps.users(ref);
-      if (users.some((s) => s.inflight.size > 0)) continue;
+      if (users.some((s) => s.busy > 0)) continue;
       const lastUse = users.length ? Math.max(...users.map((s) => s.lastSeen)) : Number.NEGATIVE_INFINITY;
       if (lastUse < bestUse || best === undefined) {
         best = ref;

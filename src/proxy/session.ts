@@ -16,18 +16,18 @@ import type { Resolution } from "../resolve.js";
 import type { Selection } from "../selection.js";
 import type { InstanceRef } from "../upstream/instance.js";
 import { sharedRef } from "../upstream/instance.js";
+import { errors } from "../wire/errors.js";
+import { type Id, type Notification, RpcPeer } from "../wire/peer.js";
 import { askClient } from "./ask.js";
 import { CallsByUpstream } from "./calls.js";
 import { legacyClientOf, modernClient } from "./clients.js";
-import { rpcError } from "./errors.js";
 import { ownerOfValues } from "./handles.js";
 import type { Params, SessionHost, UpstreamLink } from "./host.js";
 import { type Credentials, dependsOnCaller } from "./instances.js";
 import { capabilitiesOf, initializeResult } from "./legacy.js";
 import { Listeners } from "./listen.js";
 import { handle, lists } from "./methods.js";
-import { answerModern, type Reply, refusalMessage } from "./modern.js";
-import { Outbound } from "./outbound.js";
+import { answerModern, type Reply } from "./modern.js";
 import type { LogLevel } from "./peer.js";
 import { serverSpanOf, type TraceHeaders } from "./spans.js";
 import type { Call, CallClient, SessionState } from "./state.js";
@@ -49,13 +49,12 @@ export interface SessionInit {
   readonly stateOwner?: string | null; // whose captured values (default: sessionKey's digest; null: none, §8.5)
 }
 
-type Message = {
-  id?: RequestId;
-  method?: string;
-  params?: Params;
-  result?: Params;
-  error?: { code: number; message: string; data?: unknown };
-};
+/** How long the client may take to answer a request of ours (sampling, elicitation, roots). */
+const CLIENT_TIMEOUT_MS = 10 * 60_000;
+/** Requests one session may have waiting for its client's answer; more are refused to the upstream at once. */
+export const MAX_WAITING = 100;
+/** A listen stream ends with its result, even when the client cancelled it (stdio). */
+const ANSWERED_WHEN_CANCELLED: ReadonlySet<string> = new Set(["subscriptions/listen"]);
 
 export class Session implements SessionState {
   lastSeen: number;
@@ -75,10 +74,12 @@ export class Session implements SessionState {
   private current: Resolution;
   private currentRefs: ReadonlyMap<string, InstanceRef>;
   private transport: SessionTransport | undefined;
-  readonly inflight = new Map<RequestId, AbortController>();
+  /** The conversation with the client over its transport: its requests, our requests, cancellations. */
+  private readonly peer: RpcPeer;
+  /** Requests served on an exchange of their own (2026-07-28 over HTTP), not by the peer. */
+  private exchanges = 0;
   /** This session's calls in flight per upstream: its own instances' untied messages ride on the latest. */
   private readonly calls = new CallsByUpstream<Call>();
-  private readonly outbound = new Outbound((m, related) => this.send(m, related));
   private closed = false;
 
   constructor(
@@ -97,6 +98,18 @@ export class Session implements SessionState {
     this.stateOwner = ownerOfValues(init.stateOwner, init.sessionKey);
     this.capabilities = capabilitiesOf(init.resolution.upstreams.map((u) => this.link(u).capabilities ?? {}));
     this.listeners = new Listeners(this);
+    this.peer = new RpcPeer((m, related) => this.send(m as JSONRPCMessage, related), {
+      request: (r, signal, id, extra) =>
+        this.fromClient(r, signal, id, extra as MessageExtraInfo | undefined),
+      notification: (n) => this.notification(n.method, n.params ?? {}),
+      abandoned: (id) => this.transport?.abandon?.(id),
+      answersWhenCancelled: ANSWERED_WHEN_CANCELLED,
+    });
+  }
+
+  /** Requests of this client being answered now (none: closing it interrupts nothing). */
+  get busy(): number {
+    return this.peer.busy + this.exchanges;
   }
 
   /** The answers of this session may depend on who asks. */
@@ -128,88 +141,129 @@ export class Session implements SessionState {
     await transport.start?.();
   }
 
-  /** One message from the client. */
+  /** One message from the client (its transport's `extra` carries an HTTP request's headers). */
   receive(message: JSONRPCMessage, extra?: MessageExtraInfo): void {
     this.lastSeen = this.host.now();
-    const m = message as Message;
-    if (m.method !== undefined && m.id !== undefined) {
-      const headers = extra?.requestInfo?.headers as TraceHeaders | undefined;
-      const request = m as Message & { id: RequestId; method: string };
-      const requestId = typeof headers?.["x-request-id"] === "string" ? headers["x-request-id"] : undefined;
-      // A request that carries the 2026-07-28 envelope is of that era, whatever came before (stdio, in memory).
-      const read = hasClaim(request.params) ? checkEnvelope(request.params) : undefined;
-      if (read && !read.ok) return void this.send(refusalMessage(request.id, read.refusal), request.id);
-      const client = read ? modernClient(read.envelope) : this.legacyClient;
-      void this.run(request, client, this.transportReply(request.id), requestId, undefined, headers);
-    } else if (m.method !== undefined) this.notification(m.method, m.params ?? {});
-    else if (m.id !== undefined) this.outbound.settle(m as Message & { id: RequestId });
+    this.peer.receive(message as never, undefined, extra);
+  }
+
+  /** A request of the client's conversation: of the 2025 era, or carrying the 2026-07-28 envelope (stdio). */
+  private fromClient(
+    r: Notification,
+    signal: AbortSignal,
+    id: Id,
+    extra?: MessageExtraInfo,
+  ): Promise<Params> {
+    const headers = extra?.requestInfo?.headers as TraceHeaders | undefined;
+    const requestId = typeof headers?.["x-request-id"] === "string" ? headers["x-request-id"] : undefined;
+    // A request that carries the 2026-07-28 envelope is of that era, whatever came before (stdio, in memory).
+    const read = hasClaim(r.params) ? checkEnvelope(r.params) : undefined;
+    if (read && !read.ok) throw Object.assign(new Error(read.refusal.message), read.refusal);
+    const client = read ? modernClient(read.envelope) : this.legacyClient;
+    const m = { id, method: r.method, ...(r.params ? { params: r.params } : {}) };
+    return this.answerFor(
+      m,
+      client,
+      signal,
+      (n) => void this.send(n, id).catch(() => {}),
+      requestId,
+      headers,
+    );
   }
 
   /** The client of a 2025 request: the session's initialize and its current log level. */
   private readonly legacyClient: CallClient = legacyClientOf(this);
 
-  private transportReply(id: RequestId): Reply {
-    return {
-      send: (message) => this.send(message, id),
-      abandon: () => this.transport?.abandon?.(id),
-    };
-  }
-
   /**
-   * Answers one request: relayed or answered here, its related messages and its answer through `reply`. With
-   * `external`, the request is cancelled by that signal (an HTTP exchange closed by its client) rather than
-   * by `notifications/cancelled` on this session.
+   * Answers one request that came on an exchange of its own (a 2026-07-28 POST): relayed or answered here, its
+   * related messages and its answer through `reply`, cancelled when `signal` aborts (the client closed it).
    */
   async run(
     m: { id: RequestId; method: string; params?: Params },
     client: CallClient,
     reply: Reply,
-    requestId?: string,
-    external?: AbortSignal,
+    requestId: string | undefined,
+    signal: AbortSignal,
     headers?: TraceHeaders,
   ): Promise<void> {
     const { id } = m;
-    const controller = new AbortController();
-    if (external) {
-      if (external.aborted) controller.abort(external.reason);
-      else external.addEventListener("abort", () => controller.abort(external.reason), { once: true });
-    } else this.inflight.set(id, controller);
+    let answer: JSONRPCMessage;
+    this.exchanges++;
+    const notify = (n: JSONRPCMessage) => {
+      if (!signal.aborted) void reply.send(n).catch(() => {});
+    };
+    try {
+      const result = await this.answerFor(m, client, signal, notify, requestId, headers);
+      answer = { jsonrpc: "2.0", id, result } as JSONRPCMessage;
+    } catch (err) {
+      const e = err as { code?: unknown; message?: string; data?: unknown };
+      const code = Number.isSafeInteger(e?.code) ? (e.code as number) : -32603;
+      const data = e?.data !== undefined ? { data: e.data } : {};
+      answer = { jsonrpc: "2.0", id, error: { code, message: e?.message ?? "Internal error", ...data } };
+    } finally {
+      this.exchanges--;
+    }
+    // A cancelled request gets no answer (but a listen stream is closed with its result where it still can be).
+    if (signal.aborted && !ANSWERED_WHEN_CANCELLED.has(m.method)) reply.abandon();
+    else await reply.send(answer).catch(() => {});
+  }
+
+  /** The result of one request (or throws its error), with its span; `notify` carries what belongs to it. */
+  private async answerFor(
+    m: { id: RequestId; method: string; params?: Params },
+    client: CallClient,
+    signal: AbortSignal,
+    notify: (n: JSONRPCMessage) => void,
+    requestId: string | undefined,
+    headers: TraceHeaders | undefined,
+  ): Promise<Params> {
+    const { id } = m;
     const modern = client.era === "2026-07-28";
     const span = serverSpanOf(this, m, modern ? client.era : this.protocolVersion, headers);
     const call: Call = {
       id,
       client,
-      signal: controller.signal,
+      signal,
       span,
       ...(requestId ? { requestId } : {}),
       notify: (n) => {
-        if (!controller.signal.aborted)
-          void reply.send({ jsonrpc: "2.0", ...n } as JSONRPCMessage).catch(() => {});
+        if (!signal.aborted) notify({ jsonrpc: "2.0", ...n } as JSONRPCMessage);
       },
-      ask: modern
-        ? () => Promise.reject(rpcError(-32603, "a 2026-07-28 request is not sent server→client requests"))
-        : (r, signal) => this.outbound.request(r, signal, id),
+      ask: modern ? () => Promise.reject(errors.notAskable()) : (r, s) => this.askClient(r, s, id),
     };
-    let answer: JSONRPCMessage;
     try {
       const params = m.params ?? {};
       const result = modern
         ? await answerModern(this, m.method, params, call)
         : await this.answer(m.method, params, call);
       span.end({ result });
-      answer = { jsonrpc: "2.0", id, result } as JSONRPCMessage;
+      return result;
     } catch (err) {
       span.end({ error: err });
-      const e = err as { code?: unknown; message?: string; data?: unknown };
-      const code = Number.isSafeInteger(e?.code) ? (e.code as number) : -32603;
-      const data = e?.data !== undefined ? { data: e.data } : {};
-      answer = { jsonrpc: "2.0", id, error: { code, message: e?.message ?? "Internal error", ...data } };
-    } finally {
-      if (this.inflight.get(id) === controller) this.inflight.delete(id);
+      throw err;
     }
-    // A cancelled request gets no answer (but a listen stream is closed with its result where it still can be).
-    if (controller.signal.aborted && m.method !== "subscriptions/listen") reply.abandon();
-    else await reply.send(answer).catch(() => {});
+  }
+
+  /** A request of ours to the client (sampling, elicitation, roots), on the stream of `related` when given. */
+  private askClient(request: { method: string; params?: Params }, signal: AbortSignal, related?: Id) {
+    if (this.peer.waiting >= MAX_WAITING)
+      return Promise.reject(errors.clientWaiting(MAX_WAITING, request.method));
+    return this.peer
+      .request(request.method, request.params ?? {}, {
+        signal,
+        timeoutMs: CLIENT_TIMEOUT_MS,
+        related,
+        gaveUp: (why, reason) =>
+          errors.clientDidNotAnswer(
+            request.method,
+            why === "timeout" ? `timed out after ${CLIENT_TIMEOUT_MS} ms` : String(reason),
+          ),
+      })
+      .catch((err: unknown) => {
+        // A send that failed is not the client's answer: said as it is.
+        if ((err as { code?: unknown }).code === undefined) throw errors.internal((err as Error).message);
+        throw err;
+      });
   }
 
   private answer(method: string, params: Params, call: Call): Promise<Params> | Params {
@@ -226,12 +280,7 @@ export class Session implements SessionState {
     return init.result;
   }
 
-  private notification(method: string, params: Params): void {
-    if (method === "notifications/cancelled") {
-      const id = params.requestId as RequestId | undefined;
-      if (id !== undefined) this.inflight.get(id)?.abort(params.reason ?? "cancelled");
-      return;
-    }
+  private notification(method: string, _params: Params): void {
     // Only this session's own instances ever asked this client for its roots.
     if (method !== "notifications/roots/list_changed") return;
     const own = this.current.upstreams.filter((u) => this.ref(u).kind === "session");
@@ -265,7 +314,7 @@ export class Session implements SessionState {
   }
 
   standalone(request: { method: string; params?: Params }, signal: AbortSignal): Promise<Params> {
-    return this.outbound.request(request, signal);
+    return this.askClient(request, signal);
   }
 
   /** Swaps in a new resolution (whole state); tells the client which of its lists changed. */
@@ -291,8 +340,7 @@ export class Session implements SessionState {
     if (this.closed) return;
     this.closed = true;
     this.listeners.close();
-    for (const c of this.inflight.values()) c.abort("session closed");
-    this.outbound.failAll("Session closed before the answer");
+    this.peer.close(errors.sessionClosed());
     const transport = this.transport;
     this.transport = undefined;
     await transport?.close().catch(() => {});

@@ -12,10 +12,12 @@ import type { Offer } from "../catalog/inventory.js";
 import { type ParamHeader, scanParamHeaders } from "../modern/headers.js";
 import { envelopeMeta, type Implementation } from "../modern/meta.js";
 import { isLogLevel, isRecord, type LogLevel } from "../modern/wire.js";
-import { ErrorCode, McpError } from "../protocol.js";
+import { errors } from "../wire/errors.js";
+import { type Notification, RpcPeer } from "../wire/peer.js";
 import { upstreamCapabilities } from "./capabilities.js";
 import type { Channel, ChannelSetup, Params } from "./channel.js";
-import { Forwarder, type ForwardOptions } from "./forward.js";
+import type { ForwardOptions } from "./forward.js";
+import type { TiedMessageExtra } from "./http-transport.js";
 import { Listener } from "./listen.js";
 import { listOffer } from "./lists.js";
 import { type Discover, readDiscover } from "./probe.js";
@@ -23,7 +25,6 @@ import { type Discover, readDiscover } from "./probe.js";
 /** The longest a listen stream stays open without a word (setTimeout's limit): it ends when we close it. */
 const LISTEN_TIMEOUT_MS = 2_147_483_647;
 
-type Incoming = { id?: string | number; method?: string; params?: Params };
 type Sent = ForwardOptions & { readonly timeoutMs: number; readonly id?: string };
 
 /**
@@ -48,7 +49,7 @@ export async function openModern(
 
 class ModernChannel implements Channel {
   readonly era = "2026-07-28" as const;
-  private readonly forwarder = new Forwarder();
+  private readonly peer: RpcPeer;
   private discover: Discover | undefined;
   /** The level a 2025 session asked for with logging/setLevel: sent with requests that carry no envelope. */
   private level: LogLevel | undefined;
@@ -68,6 +69,11 @@ class ModernChannel implements Channel {
   ) {
     this.info = { ...setup.clientInfo };
     this.caps = upstreamCapabilities(setup.spec, setup.kind) as Record<string, unknown>;
+    this.peer = new RpcPeer((m) => setup.built.transport.send(m as never), {
+      // A 2026-07-28 server sends no requests (they are input_required results now).
+      request: (r) => Promise.reject(errors.methodNotFound(r.method, "2026-07-28")),
+      notification: (n) => this.untied(n),
+    });
   }
 
   get capabilities(): ServerCapabilities | undefined {
@@ -82,16 +88,16 @@ class ModernChannel implements Channel {
     const { built, events } = this.setup;
     const transport = built.transport;
     built.speakModern?.(this.version, (tool) => this.headersOf.get(tool) ?? []);
-    transport.onmessage = (m) => this.untied(m as Incoming);
+    transport.onmessage = (m, extra) =>
+      this.peer.receive(m as never, (extra as TiedMessageExtra | undefined)?.relatedRequestId);
     transport.onerror = (err) => this.setup.logger.debug("upstream transport error", { reason: err.message });
     transport.onclose = () => {
-      this.forwarder.failAll(new McpError(ErrorCode.ConnectionClosed, "Connection closed"));
+      this.peer.close(errors.connectionClosed("Connection closed"));
       this.listener?.close();
       if (!this.live) return;
       this.live = false;
       events.onClosed();
     };
-    this.forwarder.attach(transport);
     await transport.start();
     this.discover = discover ?? (await this.askDiscover());
     this.live = true;
@@ -142,9 +148,12 @@ class ModernChannel implements Channel {
 
   private async subscription(on: boolean, uri: unknown, timeoutMs: number): Promise<Params> {
     if (!this.capabilities?.resources?.subscribe || !this.listener) {
-      throw new McpError(ErrorCode.MethodNotFound, "the upstream does not offer resource subscriptions");
+      throw errors.methodNotFound(
+        "resources/subscribe",
+        "the upstream does not offer resource subscriptions",
+      );
     }
-    if (typeof uri !== "string") throw new McpError(ErrorCode.InvalidParams, "uri must be a string");
+    if (typeof uri !== "string") throw errors.invalidParams("uri must be a string");
     await (on ? this.listener.subscribe(uri, timeoutMs) : this.listener.unsubscribe(uri, timeoutMs));
     return {};
   }
@@ -165,26 +174,15 @@ class ModernChannel implements Channel {
     const asking = logLevel && !this.http && rest.onNotification ? rest : undefined;
     if (asking) this.logging.add(asking);
     try {
-      return await this.forwarder.request(
-        this.setup.built.transport,
-        method,
-        { ...params, _meta: meta },
-        rest,
-      );
+      return await this.peer.request(method, { ...params, _meta: meta }, rest);
     } finally {
       if (asking) this.logging.delete(asking);
     }
   }
 
-  /** What no forwarded call took: listen traffic, a log line on the pipe, a request (which 2026 forbids). */
-  private untied(m: Incoming): void {
-    if (m.method === undefined) return;
-    if (m.id !== undefined) {
-      const error = { code: ErrorCode.MethodNotFound, message: `Method not found: ${m.method} (2026-07-28)` };
-      void this.setup.built.transport.send({ jsonrpc: "2.0", id: m.id, error }).catch(() => {});
-      return;
-    }
-    const n = { method: m.method, ...(m.params ? { params: m.params } : {}) };
+  /** A notification no forwarded call took: listen traffic, a log line on the pipe, the rest handed on. */
+  private untied(n: Notification): void {
+    if (n.method === "notifications/progress") return;
     if (this.listener?.receive(n)) return;
     if (n.method === "notifications/message" && this.logging.size === 1) {
       const [only] = this.logging;
@@ -194,7 +192,7 @@ class ModernChannel implements Channel {
     this.setup.events.onNotification?.(n as never);
   }
 
-  /** A 2026 client sends no notifications but cancellations, which the forwarder makes itself. */
+  /** A 2026 client sends no notifications but cancellations, which the peer makes itself. */
   async notify(): Promise<void> {}
 
   async listOffer(onSkipped: (method: string, reason: string) => void): Promise<Offer> {
@@ -228,5 +226,6 @@ class ModernChannel implements Channel {
     this.live = false;
     this.listener?.close();
     await this.setup.built.transport.close().catch(() => {});
+    this.peer.close();
   }
 }
