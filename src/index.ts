@@ -4,10 +4,11 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Principal } from "./auth/types.js";
+import type { Limits } from "./catalog/limits.js";
 import type { Catalog } from "./catalog/types.js";
+import { createFront, type Front } from "./door/front.js";
 import { createHttpHandler, defaultHandlerOptions, type HandlerOptions } from "./http/handler.js";
 import { createLogger, type Logger, silentLogger } from "./log.js";
-import { Gateway } from "./proxy/gateway.js";
 import type { UpstreamOAuth } from "./proxy/upstream-oauth.js";
 import type { StateStore } from "./state/types.js";
 import type { Tracing } from "./tracing/types.js";
@@ -30,9 +31,17 @@ export { openStateStore } from "./state/open.js";
 export type { StateStore } from "./state/types.js";
 export { tracingFor } from "./tracing/create.js";
 export type { Tracing } from "./tracing/types.js";
-export { Gateway };
+export type { Front };
 
 export interface ToolpacksOptions extends Partial<HandlerOptions> {
+  /** Idle sessions are closed after this long (default 30 min). */
+  readonly sessionIdleMs?: number;
+  /** Shared by replicas: session ids are signed and any replica can rebuild a session from one. */
+  readonly sessionSecret?: string;
+  /** Limits that override the config's `limits:` (`{ sessions, sessionsPerClient, batch, … }`). */
+  readonly limits?: Partial<Limits>;
+  /** Proxies (addresses or ADDRESS/PREFIX) whose X-Forwarded-For names the client, for per-client limits. */
+  readonly trustedProxies?: readonly string[];
   /** serverInfo.name (default: the config's name). */
   readonly name?: string;
   /** What a URL naming nothing gets, in URL spelling (`only=docs`). */
@@ -70,8 +79,8 @@ export interface Toolpacks {
     url: string,
     principal?: Principal,
   ): { active: readonly string[]; unknown: readonly string[]; forbidden: readonly string[] };
-  /** The serving core (sessions, pool, metrics), for advanced use. */
-  readonly gateway: Gateway;
+  /** The door into the serving core, as the HTTP edge uses it (SPEC §8.4). */
+  readonly front: Front;
   /** Closes sessions and upstream clients, waiting for child processes to exit. */
   close(): Promise<void>;
 }
@@ -79,51 +88,48 @@ export interface Toolpacks {
 /** Creates the proxy for a compiled catalog (see `loadCatalog`). Nothing starts until a request needs it. */
 export function createToolpacks(catalog: Catalog, options: ToolpacksOptions = {}): Toolpacks {
   const logger = options.logger === false ? silentLogger : (options.logger ?? createLogger());
-  const gateway = new Gateway(catalog, {
-    name: options.name ?? catalog.name,
-    version: VERSION,
-    ...(options.defaultSelection !== undefined ? { defaultSelection: options.defaultSelection } : {}),
-    ...(options.ignoreQueryKeys ? { ignoreKeys: options.ignoreQueryKeys } : {}),
-    toolsetsTool: options.toolsetsTool ?? true,
-    logger,
-    capture: options.stateless !== true,
-    ...(options.state ? { state: options.state } : {}),
-    ...(options.tracing ? { tracing: options.tracing } : {}),
-    ...(options.sessionSecret ? { stateSecret: options.sessionSecret } : {}),
-    ...(options.cacheTtlMs !== undefined ? { cacheTtlMs: options.cacheTtlMs } : {}),
-    ...(options.oauth ? { oauth: options.oauth } : {}),
-  });
+  const front = createFront(
+    catalog,
+    {
+      name: options.name ?? catalog.name,
+      version: VERSION,
+      ...(options.defaultSelection !== undefined ? { defaultSelection: options.defaultSelection } : {}),
+      ...(options.ignoreQueryKeys ? { ignoreKeys: options.ignoreQueryKeys } : {}),
+      toolsetsTool: options.toolsetsTool ?? true,
+      logger,
+      capture: options.stateless !== true,
+      ...(options.state ? { state: options.state } : {}),
+      ...(options.tracing ? { tracing: options.tracing } : {}),
+      ...(options.sessionSecret ? { stateSecret: options.sessionSecret } : {}),
+      ...(options.cacheTtlMs !== undefined ? { cacheTtlMs: options.cacheTtlMs } : {}),
+      ...(options.oauth ? { oauth: options.oauth } : {}),
+    },
+    {
+      path: options.path ?? defaultHandlerOptions.path,
+      sessionIdleMs: options.sessionIdleMs ?? 30 * 60_000,
+      sessionSecret: options.sessionSecret,
+      limits: options.limits,
+      trustedProxies: options.trustedProxies,
+    },
+  );
   const handlerOptions: Partial<HandlerOptions> = {};
   for (const key of Object.keys(defaultHandlerOptions) as (keyof HandlerOptions)[]) {
     if (options[key] !== undefined) (handlerOptions as Record<string, unknown>)[key] = options[key];
   }
-  for (const key of [
-    "allowedHosts",
-    "allowedOrigins",
-    "sessionSecret",
-    "limits",
-    "trustedProxies",
-  ] as const) {
+  for (const key of ["allowedHosts", "allowedOrigins"] as const) {
     if (options[key] !== undefined) (handlerOptions as Record<string, unknown>)[key] = options[key];
   }
   const pages = options.oauth?.routes();
-  const handler = createHttpHandler(gateway, { ...(pages ? { oauthPages: pages } : {}), ...handlerOptions });
+  const handler = createHttpHandler(front, { ...(pages ? { oauthPages: pages } : {}), ...handlerOptions });
   return {
-    gateway,
+    front,
     handle: handler,
     middleware: (req, res, next) => {
       handler(req, res).then((handled) => (handled ? undefined : next()), next);
     },
-    activeFor: (url, principal) => {
-      const q = url.indexOf("?");
-      const result = gateway.select(q < 0 ? "" : url.slice(q + 1), principal);
-      if (!result.ok) return { active: [], unknown: [], forbidden: [] };
-      const { active, unknown, forbidden = [] } = result.selection;
-      return { active, unknown, forbidden };
-    },
+    activeFor: (url, principal) => front.activeFor(url, principal),
     close: async () => {
-      await handler.close();
-      await gateway.close();
+      await front.close();
       await closeAgent();
     },
   };

@@ -3,12 +3,12 @@ import { type FSWatcher, watch } from "node:fs";
 import { basename, dirname, resolve } from "node:path";
 import { loadCatalog } from "./catalog/load.js";
 import { formatConfigError } from "./config/errors.js";
+import type { Front } from "./door/front.js";
 import type { Logger } from "./log.js";
-import type { Gateway } from "./proxy/gateway.js";
 
-/** Recompiles `files`; on success swaps the gateway's catalog, on failure logs every error and keeps the old one. */
+/** Recompiles `files`; on success swaps the serving core's catalog, on failure logs every error and keeps the old one. */
 export async function reloadConfig(
-  gateway: Gateway,
+  gateway: Pick<Front, "catalog" | "reload" | "sessionCount">,
   files: readonly string[],
   logger: Logger,
 ): Promise<boolean> {
@@ -27,14 +27,14 @@ export async function reloadConfig(
   }
   logger.info("config reloaded", {
     toolsets: result.catalog.toolsets.length,
-    sessions: gateway.sessions.size,
+    sessions: gateway.sessionCount,
   });
   return true;
 }
 
 /** Reloads on SIGHUP and, with `watchFiles`, on a change to any config file (debounced). Returns a stop function. */
 export function reloadOn(
-  gateway: Gateway,
+  gateway: Pick<Front, "catalog" | "reload" | "sessionCount">,
   files: readonly string[],
   logger: Logger,
   watchFiles: boolean,

@@ -8,10 +8,13 @@ import type { Readable, Writable } from "node:stream";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import type { SessionTransport } from "./proxy/transport.js";
 import { DEFAULT_MAX_LINE_BYTES, LineReader, readMessageLine } from "./upstream/lines.js";
+import type { WireError } from "./wire/errors.js";
 
 export class StdioServerTransport implements SessionTransport {
   onmessage?: (message: JSONRPCMessage) => void;
   onclose?: () => void;
+  /** Called once the transport has closed (after `onclose`, which belongs to the session). */
+  onclosed?: () => void;
   onerror?: (error: Error) => void;
   private closed = false;
   private readonly lines: LineReader;
@@ -22,6 +25,8 @@ export class StdioServerTransport implements SessionTransport {
     private readonly input: Readable = process.stdin,
     private readonly output: Writable = process.stdout,
     maxLineBytes = DEFAULT_MAX_LINE_BYTES,
+    /** The door's bound on requests in flight: a request past it is answered with the refusal, not served. */
+    private readonly admit?: (n: number) => WireError | undefined,
   ) {
     this.lines = new LineReader(
       maxLineBytes,
@@ -41,7 +46,13 @@ export class StdioServerTransport implements SessionTransport {
   private read(bytes: Buffer): void {
     const read = readMessageLine(bytes);
     if (!read) return;
-    if ("problem" in read) this.onerror?.(new Error(`stdin: a line that is ${read.problem} was dropped`));
+    if ("problem" in read) {
+      this.onerror?.(new Error(`stdin: a line that is ${read.problem} was dropped`));
+      return;
+    }
+    const m = read.message as { id?: string | number; method?: unknown };
+    const busy = m.method !== undefined && m.id !== undefined ? this.admit?.(1) : undefined;
+    if (busy) void this.send({ jsonrpc: "2.0", id: m.id!, error: busy.body } as JSONRPCMessage);
     else this.onmessage?.(read.message as JSONRPCMessage);
   }
 
@@ -61,5 +72,6 @@ export class StdioServerTransport implements SessionTransport {
     this.input.off("error", this.onInputError);
     if (this.input.listenerCount("data") === 0) this.input.pause();
     this.onclose?.();
+    this.onclosed?.();
   }
 }

@@ -1,34 +1,28 @@
 /** @module Serving one session over stdio, for clients that launch the proxy: stdout carries the protocol only. */
-import { randomUUID } from "node:crypto";
 import type { Principal } from "./auth/types.js";
-import type { Gateway } from "./proxy/gateway.js";
+import type { Front } from "./door/front.js";
 import { StdioServerTransport } from "./stdio-server.js";
 
-/** Serves until stdin closes; resolves then, after the session and every upstream are closed. */
-export async function serveStdio(
-  gateway: Gateway,
-  selectionQuery: string,
-  principal?: Principal,
-): Promise<void> {
-  const log = gateway.options.logger;
-  const parsed = gateway.select(selectionQuery, principal);
-  if (!parsed.ok) throw new Error(`bad --toolsets selection: ${parsed.error}`);
-  const { selection } = parsed;
-  const session = await gateway.open(selection, {}, randomUUID(), "stdio", principal);
-  const transport = new StdioServerTransport();
+/** Serves until stdin closes; resolves then (the caller closes the front and the upstreams). */
+export async function serveStdio(front: Front, selectionQuery: string, principal?: Principal): Promise<void> {
+  const log = front.logger;
+  let closed: () => void = () => {};
   const ended = new Promise<void>((resolve) => {
     process.stdin.once("end", resolve);
     process.stdin.once("close", resolve);
-    transport.onclose = () => resolve();
+    closed = resolve;
   });
-  transport.onerror = (err) => log.warn(err.message);
-  await session.connect(transport);
-  const resolution = session.resolution;
+  const served = await front.stdio(selectionQuery, principal, ({ admit }) => {
+    const transport = new StdioServerTransport(process.stdin, process.stdout, undefined, admit);
+    transport.onclosed = closed;
+    transport.onerror = (err) => log.warn(err.message);
+    return transport;
+  });
   log.info("serving over stdio", {
-    active: resolution.active,
-    tools: resolution.tools.length,
-    ...(selection.unknown.length ? { unknown: selection.unknown } : {}),
-    ...(selection.forbidden?.length ? { forbidden: selection.forbidden } : {}),
+    active: served.active,
+    tools: served.tools,
+    ...(served.unknown.length ? { unknown: served.unknown } : {}),
+    ...(served.forbidden?.length ? { forbidden: served.forbidden } : {}),
   });
   await ended;
 }

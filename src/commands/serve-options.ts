@@ -1,7 +1,7 @@
 /** @module The options of `toolpacks serve`, as commander hands them over (strings until checked). */
 import { Option } from "commander";
 import type { Limits } from "../catalog/limits.js";
-import { trustedProxies } from "../http/client-key.js";
+import { trustedProxies } from "../door/client-key.js";
 import type { Level } from "../log.js";
 
 export interface ServeOptions {

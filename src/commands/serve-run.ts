@@ -2,10 +2,10 @@
 import { createServer } from "node:http";
 import { parsePrincipalJson } from "../auth/requirements.js";
 import type { Catalog } from "../catalog/types.js";
+import { createFront, type Front } from "../door/front.js";
 import { defaultAllowedHosts } from "../http/guard.js";
 import { createHttpHandler } from "../http/handler.js";
 import { createLogger } from "../log.js";
-import { Gateway } from "../proxy/gateway.js";
 import { reloadOn } from "../reload.js";
 import { serveStdio } from "../stdio.js";
 import { killUnadopted } from "../upstream/prespawn.js";
@@ -26,8 +26,8 @@ export async function runServe(files: string[], opts: ServeOptions, catalog: Cat
   const toolsetsTool = toolsetsToolOn(opts.toolsetsTool);
   const name = opts.name ?? catalog.name;
   const serving = await openServing(catalog, name, VERSION, logger);
-  let gateway: Gateway | undefined;
-  const oauth = await serveOAuth(() => gateway?.catalog ?? catalog, process.env, {
+  let front: Front | undefined;
+  const oauth = await serveOAuth(() => front?.catalog ?? catalog, process.env, {
     served: opts.transport !== "stdio",
     host: opts.host,
     logger,
@@ -37,28 +37,38 @@ export async function runServe(files: string[], opts: ServeOptions, catalog: Cat
     process.stderr.write(`toolpacks serve: ${err.message}\n`);
     process.exit(1);
   });
-  gateway = new Gateway(catalog, {
-    name,
-    version: VERSION,
-    ...(opts.transport !== "stdio" && opts.toolsets !== undefined ? { defaultSelection: opts.toolsets } : {}),
-    ignoreKeys: opts.ignoreQueryKey,
-    toolsetsTool,
-    logger,
-    // A stateless session lasts one request: a captured value would be gone before the client could use it
-    // (even in a shared store: a 2025 stateless request has no owner that outlives it; see decision 17).
-    capture: opts.stateless !== true,
-    state: serving.state,
-    tracing: serving.tracing,
-    cacheTtlMs: Number(opts.cacheTtl) * 1000,
-    ...(opts.sessionSecret ? { stateSecret: opts.sessionSecret } : {}),
-    ...(oauth ? { oauth: oauth.oauth } : {}),
-  });
-  const stopReload = reloadOn(gateway, files, logger, opts.watch === true);
-  if (opts.transport !== "stdio") {
-    // Warm what a bare URL gets (its upstreams were spawned already): the first session finds it ready.
-    const warm = gateway.select("");
-    if (warm.ok) void gateway.resolve(warm.selection, new Map()).catch(() => {});
-  }
+  const served = createFront(
+    catalog,
+    {
+      name,
+      version: VERSION,
+      ...(opts.transport !== "stdio" && opts.toolsets !== undefined
+        ? { defaultSelection: opts.toolsets }
+        : {}),
+      ignoreKeys: opts.ignoreQueryKey,
+      toolsetsTool,
+      logger,
+      // A stateless session lasts one request: a captured value would be gone before the client could use it
+      // (even in a shared store: a 2025 stateless request has no owner that outlives it; see decision 17).
+      capture: opts.stateless !== true,
+      state: serving.state,
+      tracing: serving.tracing,
+      cacheTtlMs: Number(opts.cacheTtl) * 1000,
+      ...(opts.sessionSecret ? { stateSecret: opts.sessionSecret } : {}),
+      ...(oauth ? { oauth: oauth.oauth } : {}),
+    },
+    {
+      path: opts.path,
+      sessionIdleMs: Number(opts.sessionIdleTimeout) * 1000,
+      sessionSecret: opts.sessionSecret,
+      limits: limitOverrides(opts),
+      trustedProxies: opts.trustedProxy,
+    },
+  );
+  front = served;
+  const stopReload = reloadOn(served, files, logger, opts.watch === true);
+  // Warm what a bare URL gets (its upstreams were spawned already): the first session finds it ready.
+  if (opts.transport !== "stdio") served.warm();
   let stopping: Promise<void> | undefined;
   const stop = (closeServer: () => Promise<void>) => {
     stopping ??= (async () => {
@@ -66,7 +76,7 @@ export async function runServe(files: string[], opts: ServeOptions, catalog: Cat
       stopReload();
       killUnadopted();
       await closeServer();
-      await gateway.close();
+      await served.close();
       await serving.close();
       await closeAgent();
       logger.info("stopped");
@@ -79,7 +89,7 @@ export async function runServe(files: string[], opts: ServeOptions, catalog: Cat
     process.once("SIGINT", onSignal);
     process.once("SIGTERM", onSignal);
     try {
-      await serveStdio(gateway, opts.toolsets ?? "", opts.as ? parsePrincipalJson(opts.as) : undefined);
+      await serveStdio(served, opts.toolsets ?? "", opts.as ? parsePrincipalJson(opts.as) : undefined);
     } catch (err) {
       logger.error((err as Error).message);
       await stop(async () => {});
@@ -91,15 +101,11 @@ export async function runServe(files: string[], opts: ServeOptions, catalog: Cat
 
   const publicHost = opts.publicUrl ? new URL(opts.publicUrl).hostname : undefined;
   const pages = oauth?.oauth.routes();
-  const handler = createHttpHandler(gateway, {
+  const handler = createHttpHandler(served, {
     ...(pages ? { oauthPages: pages } : {}),
     path: opts.path,
-    sessionIdleMs: Number(opts.sessionIdleTimeout) * 1000,
     maxBodyBytes: Number(opts.maxBodyBytes),
     stateless: opts.stateless === true,
-    limits: limitOverrides(opts),
-    trustedProxies: opts.trustedProxy,
-    ...(opts.sessionSecret ? { sessionSecret: opts.sessionSecret } : {}),
     allowedOrigins: opts.allowedOrigin,
     ...(opts.allowedHost.length || (publicHost && defaultAllowedHosts(opts.host))
       ? {
@@ -124,7 +130,8 @@ export async function runServe(files: string[], opts: ServeOptions, catalog: Cat
   server.keepAliveTimeout = 65_000;
   const closeServer = async () => {
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    await handler.close();
+    // Sessions end first, so a request still waiting is answered ("Session closed before the answer").
+    await served.close();
     server.closeAllConnections();
     await closed;
   };

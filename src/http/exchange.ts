@@ -6,6 +6,7 @@
 import type { ServerResponse } from "node:http";
 import type { JSONRPCMessage, RequestId } from "@modelcontextprotocol/sdk/types.js";
 import type { Reply } from "../proxy/modern.js";
+import { modernStatusOf } from "../wire/errors.js";
 import { OutputGuard } from "./output-guard.js";
 import type { TransportOptions } from "./session-transport.js";
 
@@ -15,13 +16,6 @@ const SSE_HEADERS = {
   connection: "keep-alive",
   "x-accel-buffering": "no",
 };
-
-/** The HTTP status of an error answer that is not streamed (streamable-http §Status codes). */
-export function statusOf(code: number): number {
-  if (code === -32601) return 404;
-  if (code === -32020 || code === -32021 || code === -32022) return 400;
-  return 200;
-}
 
 export class Exchange implements Reply {
   readonly controller = new AbortController();
@@ -55,7 +49,7 @@ export class Exchange implements Reply {
         return;
       }
       const body = JSON.stringify(message);
-      res.writeHead(m.error ? statusOf(m.error.code) : 200, {
+      res.writeHead(m.error ? modernStatusOf(m.error.code) : 200, {
         "content-type": "application/json",
         "content-length": Buffer.byteLength(body),
       });

@@ -1,27 +1,30 @@
-/** @module The HTTP routes: the MCP path (Streamable HTTP), /toolsets, /healthz and /metrics. */
+/**
+ * @module The HTTP edge: routes (the MCP path, /toolsets, /healthz, /readyz, /metrics, the protected resource
+ * metadata, the OAuth pages), Host/Origin, bodies read and bounded, and the era's codec: a POST's body decides
+ * whether it is a 2025 session's or a 2026-07-28 request (SPEC §12.1). Who calls and what they may hold is
+ * decided at the door (the Front); this module turns its answers and refusals into HTTP.
+ */
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import type { Arrival, Connect } from "../door/arrival.js";
+import type { Front } from "../door/front.js";
 import { classifyPost } from "../modern/classify.js";
+import { checkParamHeaders, checkStandardHeaders, scanParamHeaders } from "../modern/headers.js";
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from "../protocol.js";
-import type { Gateway } from "../proxy/gateway.js";
-import { TooManyInstances } from "../upstream/pool.js";
-import { type Admitted, HttpIdentity } from "./auth.js";
+import { modernClient } from "../proxy/clients.js";
+import { errors, WireError } from "../wire/errors.js";
+import { Exchange } from "./exchange.js";
 import { hostProblem, rebindingProblem } from "./guard.js";
-import { sendHealth, sendReady } from "./health.js";
 import { readMessages } from "./messages.js";
-import { ModernEndpoint } from "./modern.js";
 import { type OAuthPages, serveOAuth } from "./oauth-pages.js";
-import { sendJson, sendRpcError } from "./replies.js";
-import { type Entry, grantedTo, isRefusal, type Refusal, refuse } from "./session-entry.js";
-import { handlerLimits, type LimitOverrides } from "./session-limits.js";
-import { SessionTable } from "./sessions.js";
+import { outputOf } from "./output.js";
+import { sendError, sendJson } from "./replies.js";
+import { HttpSessionTransport } from "./session-transport.js";
 
 export interface HandlerOptions {
   /** Where MCP is served (default /mcp). */
   readonly path: string;
-  /** Idle sessions are closed after this long (default 30 min). */
-  readonly sessionIdleMs: number;
   /** Larger request bodies get 413 (default 4 MiB). */
   readonly maxBodyBytes: number;
   /** Serve GET /healthz and /readyz, GET /toolsets and GET /metrics (default true each). */
@@ -32,30 +35,20 @@ export interface HandlerOptions {
   readonly allowedHosts?: readonly string[];
   /** Origins a browser request may come from, besides those naming an allowed host. */
   readonly allowedOrigins?: readonly string[];
-  /** Shared by replicas: session ids are signed and any replica can rebuild a session from one. */
-  readonly sessionSecret?: string;
   /** No sessions: every request is served by a session made for it and closed after it. */
   readonly stateless: boolean;
-  /** Limits that override the config's `limits:` (serve options). */
-  readonly limits?: LimitOverrides;
-  /** Proxies (addresses or ADDRESS/PREFIX) whose X-Forwarded-For names the client, for per-client limits. */
-  readonly trustedProxies?: readonly string[];
   /** The OAuth pages for upstreams with `oauth:` (start, callback, client metadata) under /oauth/. */
   readonly oauthPages?: OAuthPages;
 }
 
 export const defaultHandlerOptions: HandlerOptions = Object.freeze({
   path: "/mcp",
-  sessionIdleMs: 30 * 60_000,
   maxBodyBytes: 4 * 1024 * 1024,
   healthz: true,
   toolsetsRoute: true,
   metrics: true,
   stateless: false,
 });
-
-/** 2026-07-28 contexts (selection × credentials) kept at once; past it the least recently used idle one goes. */
-const MAX_CONTEXTS = 1024;
 
 export interface McpHttpHandler {
   /** Handles a request; resolves false when the path is not ours (so a host app can route it elsewhere). */
@@ -64,179 +57,163 @@ export interface McpHttpHandler {
   close(): Promise<void>;
 }
 
-export function createHttpHandler(gateway: Gateway, partial: Partial<HandlerOptions> = {}): McpHttpHandler {
-  const options = { ...defaultHandlerOptions, ...partial };
-  const bounds = handlerLimits(gateway, options.limits, options.trustedProxies ?? []);
-  const table = new SessionTable(gateway, {
-    sessionIdleMs: options.sessionIdleMs,
-    ...(options.sessionSecret ? { sessionSecret: options.sessionSecret } : {}),
-    ...bounds,
-  });
-  const modern = new ModernEndpoint(gateway, {
-    idleMs: options.sessionIdleMs,
-    maxContexts: MAX_CONTEXTS,
-    limits: table.limits,
-  });
-  const log = gateway.logger;
-  const identity = new HttpIdentity(log, options.path, gateway.options.ignoreKeys);
+/** The `x-mcp-header` parameters of a tool definition, scanned once per definition (they are frozen). */
+const scanned = new WeakMap<object, ReturnType<typeof scanParamHeaders>>();
+function paramHeadersOf(definition: { readonly inputSchema?: unknown }): ReturnType<typeof scanParamHeaders> {
+  let scan = scanned.get(definition);
+  if (!scan) {
+    scan = scanParamHeaders(definition.inputSchema);
+    scanned.set(definition, scan);
+  }
+  return scan;
+}
 
-  async function post(
-    req: IncomingMessage,
-    res: ServerResponse,
-    query: string,
-    who: Admitted,
-  ): Promise<void> {
-    const read = await readMessages(req, res, options.maxBodyBytes, bounds.limits().batch);
+const isRequest = (m: JSONRPCMessage) => "method" in m && "id" in m;
+
+export function createHttpHandler(front: Front, partial: Partial<HandlerOptions> = {}): McpHttpHandler {
+  const options = { ...defaultHandlerOptions, ...partial };
+  const log = front.logger;
+
+  /** A 2025 session's transport: its answers as JSON, or SSE when something must be streamed first. */
+  const connect =
+    (announce: boolean): Connect<HttpSessionTransport> =>
+    ({ id, digest, admit }) =>
+      new HttpSessionTransport(id, announce, outputOf(front, announce ? digest : undefined), admit);
+
+  async function post(req: IncomingMessage, res: ServerResponse, arrival: Arrival): Promise<void> {
+    const read = await readMessages(req, res, options.maxBodyBytes, front.limits().batch);
     if (!read) return;
     const { messages, batch } = read;
     // The body decides the era (SPEC §12.1): a request with the 2026-07-28 envelope has no session.
     const era = classifyPost(req.headers, batch ? messages : messages[0]);
     if (era.era === "refused") {
       const id = batch ? null : ((messages[0] as { id?: string | number }).id ?? null);
-      return sendRpcError(
-        res,
-        era.refusal.status,
-        era.refusal.code,
-        era.refusal.message,
-        {},
-        id,
-        era.refusal.data,
-      );
+      return sendError(res, era.refusal, id);
     }
     if (era.era === "2026-07-28") {
-      if (era.kind === "notification") {
-        res.writeHead(202).end();
-        return;
-      }
-      // Each request is its own initialize here: its principal narrows the URL's selection, step-up included.
-      if (identity.stepUp(gateway.catalog, who.principal, query, res)) return;
+      if (era.kind === "notification") return void res.writeHead(202).end();
       const m = messages[0] as { id: string | number; method: string; params?: Record<string, unknown> };
-      return modern.serve(req, res, query, m, era.envelope, who.principal);
+      return modern(req, res, arrival, m, era.envelope);
     }
     const init = messages.find((m) => (m as { method?: string }).method === "initialize") as
       | { params?: Record<string, unknown> }
       | undefined;
-    if (init && messages.length > 1) {
-      sendRpcError(res, 400, -32600, "Invalid Request: initialize must be sent alone");
-      return;
-    }
-    if ((init || options.stateless) && identity.stepUp(gateway.catalog, who.principal, query, res)) return;
-    if (options.stateless) return stateless(req, res, query, messages, batch, init !== undefined, who);
-    let entry: Entry | Refusal;
-    if (init) entry = await table.open(req, query, { seed: init.params ?? {}, principal: who.principal });
-    else entry = await table.find(req, who.principal);
-    if (isRefusal(entry)) return refuse(res, entry);
-    if (!init && identity.stillMeets(gateway.catalog, who.principal, grantedTo(gateway, entry), res)) return;
+    if (init && messages.length > 1) return sendError(res, errors.initializeNotAlone());
+    if (options.stateless) return stateless(req, res, arrival, messages, batch, init !== undefined);
+    const entry = init
+      ? await front.open(arrival, { seed: init.params ?? {} }, connect(true))
+      : await front.find(arrival, connect(true));
+    if (entry instanceof WireError) return sendError(res, entry);
     entry.transport.handlePost(req, res, messages, batch);
+  }
+
+  /** One 2026-07-28 request: its headers checked, served by the session the door gives it, answered on its exchange. */
+  async function modern(
+    req: IncomingMessage,
+    res: ServerResponse,
+    arrival: Arrival,
+    m: { id: string | number; method: string; params?: Record<string, unknown> },
+    envelope: Parameters<typeof modernClient>[0],
+  ): Promise<void> {
+    const bad = checkStandardHeaders(req.headers, m);
+    if (bad) return sendError(res, bad, m.id);
+    const served = await front.modern(arrival, m, envelope);
+    if (served instanceof WireError) return sendError(res, served, m.id);
+    try {
+      if (m.method === "tools/call") {
+        const definition = served.session.toolDefinition(String(m.params?.name));
+        const scan = definition ? paramHeadersOf(definition) : undefined;
+        const mismatch = scan?.ok
+          ? checkParamHeaders(req.headers, scan.params, m.params?.arguments)
+          : undefined;
+        if (mismatch) return sendError(res, mismatch, m.id);
+      }
+      const exchange = new Exchange(res, m.id, outputOf(front, served.session.digest));
+      const rid = req.headers["x-request-id"];
+      await served.session.run(
+        m,
+        modernClient(envelope),
+        exchange,
+        typeof rid === "string" ? rid : undefined,
+        exchange.controller.signal,
+        req.headers,
+      );
+    } finally {
+      served.done();
+    }
   }
 
   /** Stateless: a session made for this one request (its initialize replayed unless it is one), closed after. */
   async function stateless(
     req: IncomingMessage,
     res: ServerResponse,
-    query: string,
+    arrival: Arrival,
     messages: JSONRPCMessage[],
     batch: boolean,
     isInit: boolean,
-    who: Admitted,
   ): Promise<void> {
-    if (!messages.some((m) => "method" in m && "id" in m)) {
-      res.writeHead(202).end();
-      return;
-    }
+    if (!messages.some(isRequest)) return void res.writeHead(202).end();
     const version = req.headers["mcp-protocol-version"];
-    if (typeof version === "string" && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
-      sendRpcError(res, 400, -32000, `Bad Request: unsupported protocol version ${version}`);
-      return;
-    }
-    const params = isInit
+    if (typeof version === "string" && !SUPPORTED_PROTOCOL_VERSIONS.includes(version))
+      return sendError(res, errors.unsupportedVersionHeader(version));
+    const replay = isInit
       ? undefined
       : {
           protocolVersion: typeof version === "string" ? version : LATEST_PROTOCOL_VERSION,
           capabilities: {},
           clientInfo: { name: "stateless-client", version: "0" },
         };
-    const entry = await table.open(req, query, {
-      stateless: true,
-      id: randomUUID(),
-      principal: who.principal,
-      ...(params ? { params } : {}),
-    });
-    if (isRefusal(entry)) return refuse(res, entry);
-    res.once("close", () => void gateway.closeSession(entry.session));
+    const entry = await front.open(
+      arrival,
+      { stateless: true, ...(replay ? { replay } : {}) },
+      connect(false),
+    );
+    if (entry instanceof WireError) return sendError(res, entry);
+    res.once("close", () => front.done(entry.session));
     entry.transport.handlePost(req, res, messages, batch);
   }
 
-  async function mcp(req: IncomingMessage, res: ServerResponse, query: string, who: Admitted): Promise<void> {
-    if (req.method === "POST") return post(req, res, query, who);
+  async function mcp(req: IncomingMessage, res: ServerResponse, arrival: Arrival): Promise<void> {
+    if (req.method === "POST") return post(req, res, arrival);
     if (options.stateless || (req.method !== "GET" && req.method !== "DELETE")) {
-      sendRpcError(res, 405, -32000, "Method Not Allowed", {
-        allow: options.stateless ? "POST" : "GET, POST, DELETE",
-      });
+      sendError(res, errors.methodNotAllowed(options.stateless ? "POST" : "GET, POST, DELETE"));
       req.resume();
       return;
     }
-    if (req.method === "GET" && !(req.headers.accept ?? "").includes("text/event-stream")) {
-      sendRpcError(res, 406, -32000, "Not Acceptable: GET needs Accept: text/event-stream");
-      return;
-    }
-    const entry = await table.find(req, who.principal);
-    if (isRefusal(entry)) return refuse(res, entry);
-    if (identity.stillMeets(gateway.catalog, who.principal, grantedTo(gateway, entry), res)) return;
+    if (req.method === "GET" && !(req.headers.accept ?? "").includes("text/event-stream"))
+      return sendError(res, errors.notAcceptable());
+    const entry = await front.find(arrival, connect(true));
+    if (entry instanceof WireError) return sendError(res, entry);
     if (req.method === "GET") return entry.transport.handleGet(res);
-    await table.drop(entry.transport.sessionId);
+    await front.end(entry.session);
     res.writeHead(200).end();
   }
 
-  async function toolsets(
-    req: IncomingMessage,
-    res: ServerResponse,
-    query: string,
-    who: Admitted,
-  ): Promise<void> {
-    if (identity.stepUp(gateway.catalog, who.principal, query, res)) return;
-    const selected = gateway.select(query, who.principal);
-    if (!selected.ok) {
-      sendJson(res, 400, { error: selected.error });
-      return;
-    }
-    try {
-      sendJson(res, 200, await gateway.reportFor(selected.selection, req.headers, who.principal));
-    } catch (err) {
-      if (!(err instanceof TooManyInstances)) throw err;
-      sendRpcError(res, 503, -32000, `Service Unavailable: ${err.message}`, { "retry-after": "30" });
-    }
+  async function toolsets(res: ServerResponse, arrival: Arrival): Promise<void> {
+    const report = await front.report(arrival);
+    if (report instanceof WireError) return sendError(res, report);
+    if ("badSelection" in report) return sendJson(res, 400, { error: report.badSelection });
+    sendJson(res, 200, report);
   }
 
-  /** Host/Origin and bearer checks for everything but /healthz; the principal when the request may go on. */
-  async function admitted(
-    req: IncomingMessage,
-    res: ServerResponse,
-    query: string,
-  ): Promise<Admitted | undefined> {
+  /** The MCP path, /toolsets and /metrics: Host/Origin first, then the door authenticates each request. */
+  async function guarded(req: IncomingMessage, res: ServerResponse, path: string, query: string) {
     const problem = rebindingProblem(req, options.allowedHosts, options.allowedOrigins);
     if (problem) {
-      sendRpcError(res, 403, -32000, `Forbidden: ${problem}`);
+      sendError(res, errors.forbidden(problem));
       req.resume();
-      return undefined;
+      return;
     }
-    return identity.admit(gateway.catalog, req, res, query);
-  }
-
-  /** The MCP path, /toolsets and /metrics: each request authenticated on its own. */
-  async function guarded(
-    req: IncomingMessage,
-    res: ServerResponse,
-    path: string,
-    query: string,
-  ): Promise<void> {
-    const who = await admitted(req, res, path === "/metrics" ? "" : query);
-    if (!who) return;
-    if (path === options.path) return mcp(req, res, query, who);
-    if (path === "/toolsets") return toolsets(req, res, query, who);
-    const text = await gateway.metrics.text();
-    res.writeHead(200, { "content-type": gateway.metrics.registry.contentType });
-    res.end(text);
+    const arrival: Arrival = { query, headers: req.headers, address: req.socket?.remoteAddress ?? "unknown" };
+    if (path === options.path) return mcp(req, res, arrival);
+    if (path === "/toolsets") return toolsets(res, arrival);
+    const metrics = await front.metrics(arrival);
+    if (metrics instanceof WireError) {
+      req.resume();
+      return sendError(res, metrics);
+    }
+    res.writeHead(200, { "content-type": metrics.contentType });
+    res.end(metrics.text);
   }
 
   const handler = async (req: IncomingMessage, res: ServerResponse): Promise<boolean> => {
@@ -246,7 +223,7 @@ export function createHttpHandler(gateway: Gateway, partial: Partial<HandlerOpti
     const path = q < 0 ? url : url.slice(0, q);
     const query = q < 0 ? "" : url.slice(q + 1);
     const get = req.method === "GET";
-    const metadata = (get || req.method === "OPTIONS") && identity.isMetadataPath(gateway.catalog, path);
+    const metadata = (get || req.method === "OPTIONS") && front.isMetadataPath(path);
     const ours =
       metadata ||
       path === options.path ||
@@ -258,16 +235,15 @@ export function createHttpHandler(gateway: Gateway, partial: Partial<HandlerOpti
     const rid = req.headers["x-request-id"];
     if (typeof rid !== "string" || !/^[\w.:-]{1,128}$/.test(rid)) req.headers["x-request-id"] = randomUUID();
     try {
-      if (path === "/healthz") sendHealth(res, gateway.options.name, table.size, gateway.state);
-      else if (path === "/readyz") sendReady(res, gateway.state);
-      else if (metadata) {
-        const problem = hostProblem(req, options.allowedHosts);
-        if (problem) sendRpcError(res, 403, -32000, `Forbidden: ${problem}`);
-        else identity.serveMetadata(gateway.catalog, req, res);
-      } else if (options.oauthPages && path.startsWith("/oauth/")) {
+      if (path === "/healthz") sendJson(res, 200, front.health());
+      else if (path === "/readyz") {
+        const ready = front.ready();
+        sendJson(res, ready.ready ? 200 : 503, ready, { "cache-control": "no-store" });
+      } else if (metadata) serveMetadata(req, res);
+      else if (options.oauthPages && path.startsWith("/oauth/")) {
         // Open without a token (a browser has none); a valid one, when sent, says whom the start page acts for.
         const problem = rebindingProblem(req, options.allowedHosts, options.allowedOrigins);
-        const who = problem ? undefined : await identity.identify(gateway.catalog, req);
+        const who = problem ? undefined : await front.identify(req.headers);
         await serveOAuth(req, res, url, options.oauthPages, who, problem);
       } else await guarded(req, res, path, query);
     } catch (err) {
@@ -276,18 +252,34 @@ export function createHttpHandler(gateway: Gateway, partial: Partial<HandlerOpti
         path,
         request_id: req.headers["x-request-id"],
       });
-      if (!res.headersSent) sendRpcError(res, 500, -32603, "Internal error");
+      if (!res.headersSent) sendError(res, errors.serverError());
       else res.end();
     }
     return true;
   };
 
+  /** GET (or a CORS preflight) of the protected resource metadata: public, `Access-Control-Allow-Origin: *`. */
+  function serveMetadata(req: IncomingMessage, res: ServerResponse): void {
+    const problem = hostProblem(req, options.allowedHosts);
+    if (problem) {
+      sendError(res, errors.forbidden(problem));
+      return;
+    }
+    const cors = { "access-control-allow-origin": "*" };
+    if (req.method === "OPTIONS") {
+      res.writeHead(204, {
+        ...cors,
+        "access-control-allow-methods": "GET, OPTIONS",
+        "access-control-allow-headers": "mcp-protocol-version",
+      });
+      res.end();
+      return;
+    }
+    sendJson(res, 200, front.metadata(), { ...cors, "cache-control": "max-age=300" });
+  }
+
   return Object.assign(handler, {
-    sessionCount: () => table.size,
-    close: async () => {
-      await modern.close();
-      await table.close();
-      identity.close();
-    },
+    sessionCount: () => front.sessionCount,
+    close: () => front.close(),
   });
 }

@@ -1,8 +1,9 @@
 /** @module Reading the JSON-RPC messages of a POST: content type, size limit, JSON, and the envelope rules. */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { errors } from "../wire/errors.js";
 import { readBody } from "./body.js";
-import { sendRpcError } from "./replies.js";
+import { sendError } from "./replies.js";
 
 /** The messages of a POST (a batch or one), or undefined once the request has been answered with the error. */
 export async function readMessages(
@@ -16,38 +17,31 @@ export async function readMessages(
   // A host app (express.json()) may have read and parsed the body already.
   if (parsed === undefined || typeof parsed !== "object" || !req.readableEnded) {
     if (!type.includes("application/json")) {
-      sendRpcError(res, 415, -32000, "Unsupported Media Type: Content-Type must be application/json");
+      sendError(res, errors.unsupportedMediaType());
       req.resume();
       return undefined;
     }
     const body = await readBody(req, maxBodyBytes);
     if (!body.ok) {
       // Read to its end, the connection can serve on; cut short, it cannot.
-      sendRpcError(
-        res,
-        413,
-        -32000,
-        `Payload Too Large: the limit is ${maxBodyBytes} bytes`,
-        body.drained ? {} : { connection: "close" },
-      );
+      sendError(res, errors.payloadTooLarge(maxBodyBytes, body.drained));
       return undefined;
     }
     try {
       parsed = JSON.parse(body.text);
     } catch (err) {
-      sendRpcError(res, 400, -32700, `Parse error: ${(err as Error).message}`);
+      sendError(res, errors.parse((err as Error).message));
       return undefined;
     }
   }
   const batch = Array.isArray(parsed);
   const messages = (batch ? parsed : [parsed]) as JSONRPCMessage[];
   if (messages.length === 0) {
-    sendRpcError(res, 400, -32600, "Invalid Request: an empty batch");
+    sendError(res, errors.emptyBatch());
     return undefined;
   }
   if (messages.length > maxBatch) {
-    const message = `Invalid Request: a batch may hold at most ${maxBatch} messages (limits.batch); this one holds ${messages.length}`;
-    sendRpcError(res, 400, -32600, message);
+    sendError(res, errors.batchTooLarge(maxBatch, messages.length));
     return undefined;
   }
   // What the SDK cannot parse it never answers: refuse it here, whole, with the reason.
@@ -59,11 +53,9 @@ export async function readMessages(
     seen.add(id);
     if (problem || dup) {
       const where = batch ? `message ${i}: ` : "";
-      sendRpcError(
+      sendError(
         res,
-        400,
-        -32600,
-        `Invalid Request: ${where}${problem ?? `request id ${JSON.stringify(id)} is used twice`}`,
+        errors.invalidRequest(`${where}${problem ?? `request id ${JSON.stringify(id)} is used twice`}`),
       );
       return undefined;
     }

@@ -1,5 +1,6 @@
-/** @module Small HTTP answers: JSON bodies and JSON-RPC error bodies. */
+/** @module Small HTTP answers: JSON bodies, and a refusal from the error table as its status and JSON-RPC body. */
 import type { ServerResponse } from "node:http";
+import type { WireError } from "../wire/errors.js";
 
 export function sendJson(
   res: ServerResponse,
@@ -16,20 +17,15 @@ export function sendJson(
   res.end(text);
 }
 
-/** A JSON-RPC error body with an HTTP status: how every refused MCP request is answered. */
-export function sendRpcError(
+/**
+ * How every refused request is answered: the error's HTTP status (in band, 200, when it has none) and headers
+ * (Retry-After, WWW-Authenticate, Allow …), and a JSON-RPC error body naming the request `id` when known.
+ */
+export function sendError(
   res: ServerResponse,
-  status: number,
-  code: number,
-  message: string,
-  headers: Record<string, string> = {},
+  err: WireError,
   id: string | number | null = null,
-  data?: unknown,
+  headers: Record<string, string> = {},
 ): void {
-  sendJson(
-    res,
-    status,
-    { jsonrpc: "2.0", id, error: { code, message, ...(data !== undefined ? { data } : {}) } },
-    headers,
-  );
+  sendJson(res, err.status ?? 200, { jsonrpc: "2.0", id, error: err.body }, { ...err.headers, ...headers });
 }

@@ -2,8 +2,9 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage, MessageExtraInfo, RequestId } from "@modelcontextprotocol/sdk/types.js";
+import { errors, type WireError } from "../wire/errors.js";
 import { type OutputEvents, OutputGuard, type OutputLimits } from "./output-guard.js";
-import { sendRpcError } from "./replies.js";
+import { sendError } from "./replies.js";
 
 /** One POST that carried requests: answered as plain JSON unless something must be streamed before the answer. */
 interface PendingPost {
@@ -21,8 +22,6 @@ export interface TransportOptions {
   /** Bounds on unsent output per response, and what to say when a client falls behind (default: none). */
   readonly output?: OutputLimits;
   readonly outputEvents?: OutputEvents;
-  /** Requests this session may have in flight at once (default: no bound). */
-  readonly maxInFlight?: number;
 }
 
 const UNBOUNDED: OutputLimits = { pendingBytes: Number.POSITIVE_INFINITY, stalledMs: 2_000_000_000 };
@@ -43,20 +42,16 @@ export class HttpSessionTransport implements Transport {
   private stream: ServerResponse | undefined;
   private streamGuard: OutputGuard | undefined;
   private closed = false;
-  /** The id of the client's initialize: if it fails, the session must not live on. */
-  private initId: RequestId | undefined;
-  /** Called after a failed initialize was answered. */
-  oninitializefailed?: () => void;
-  /** Called once the transport has closed (after `onclose`, which belongs to the session). */
-  onclosed?: () => void;
-  /** Answers to requests the proxy made up itself (a replayed initialize), kept off the wire. */
-  private readonly internal = new Map<RequestId, (message: JSONRPCMessage) => void>();
 
-  /** `announce`: send the Mcp-Session-Id header (not in stateless mode, where there is no session to name). */
+  /**
+   * `announce`: send the Mcp-Session-Id header (not in stateless mode, where there is no session to name).
+   * `admit(n)`: the door's bound on requests in flight; a POST past it is refused whole (429).
+   */
   constructor(
     readonly sessionId: string,
     private readonly announce = true,
     private readonly options: TransportOptions = {},
+    private readonly admit?: (n: number) => WireError | undefined,
   ) {}
 
   private guard(res: ServerResponse): OutputGuard {
@@ -70,13 +65,8 @@ export class HttpSessionTransport implements Transport {
   async start(): Promise<void> {}
 
   /** True while a GET stream is open (the session is in use even when it sends nothing). */
-  get streaming(): boolean {
+  get holding(): boolean {
     return this.stream !== undefined;
-  }
-
-  /** No request waits for its answer and no GET stream is open: closing the session interrupts nothing. */
-  get idle(): boolean {
-    return this.pending.size === 0 && this.stream === undefined;
   }
 
   handlePost(req: IncomingMessage, res: ServerResponse, messages: JSONRPCMessage[], batch: boolean): void {
@@ -87,22 +77,16 @@ export class HttpSessionTransport implements Transport {
       for (const m of messages) this.onmessage?.(m, { requestInfo });
       return;
     }
-    const max = this.options.maxInFlight;
-    if (max !== undefined && this.pending.size + ids.length > max) {
-      const message = `Too Many Requests: this session has ${this.pending.size} requests in flight and may have at most ${max} (limits.requests_per_session); wait for their answers`;
-      sendRpcError(res, 429, -32000, message, this.headers({ "retry-after": "1" }));
+    const busy = this.admit?.(ids.length);
+    if (busy) {
+      sendError(res, busy, null, this.headers({}));
       return;
     }
     const taken = ids.find((id) => this.pending.has(id));
     if (taken !== undefined) {
-      const message = `Invalid Request: request id ${JSON.stringify(taken)} is still in use in this session`;
-      sendRpcError(res, 400, -32600, message, this.headers({}));
+      sendError(res, errors.requestIdInUse(taken), null, this.headers({}));
       return;
     }
-    const init = messages.find((m) => (m as { method?: string }).method === "initialize") as
-      | { id?: RequestId }
-      | undefined;
-    if (init?.id !== undefined) this.initId = init.id;
     const post: PendingPost = { res, waiting: new Set(ids), responses: [], batch, sse: false, done: false };
     for (const id of ids) this.pending.set(id, post);
     res.on("close", () => {
@@ -136,7 +120,7 @@ export class HttpSessionTransport implements Transport {
 
   handleGet(res: ServerResponse): void {
     if (this.stream) {
-      sendRpcError(res, 409, -32000, "Conflict: a GET stream is already open for this session");
+      sendError(res, errors.streamOpen());
       return;
     }
     res.writeHead(200, this.headers(SSE_HEADERS));
@@ -155,22 +139,11 @@ export class HttpSessionTransport implements Transport {
     const isResponse = ("result" in message || "error" in message) && "id" in message;
     if (isResponse) {
       const id = (message as { id: RequestId }).id;
-      const sink = this.internal.get(id);
-      if (sink) {
-        this.internal.delete(id);
-        sink(message);
-        return;
-      }
       const post = this.pending.get(id);
       if (!post) return;
       this.pending.delete(id);
       post.waiting.delete(id);
       this.answer(post, message);
-      if (id === this.initId) {
-        // Only the answer to initialize itself counts: the id may be reused by later requests.
-        this.initId = undefined;
-        if ("error" in message) this.oninitializefailed?.();
-      }
       return;
     }
     const related = options?.relatedRequestId;
@@ -188,19 +161,6 @@ export class HttpSessionTransport implements Transport {
     }
   }
 
-  /**
-   * Puts the session's Server in the state a real initialize would have left it, without a client:
-   * used to rebuild a session on another replica, and for each request in stateless mode.
-   */
-  async replayInitialize(params: Record<string, unknown>): Promise<void> {
-    const id = `toolpacks-replay-${this.sessionId}`;
-    const answered = new Promise<JSONRPCMessage>((resolve) => this.internal.set(id, resolve));
-    this.onmessage?.({ jsonrpc: "2.0", id, method: "initialize", params } as JSONRPCMessage);
-    const answer = (await answered) as { error?: { message: string } };
-    if (answer.error) throw new Error(`replayed initialize failed: ${answer.error.message}`);
-    this.onmessage?.({ jsonrpc: "2.0", method: "notifications/initialized" } as JSONRPCMessage);
-  }
-
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
@@ -208,11 +168,7 @@ export class HttpSessionTransport implements Transport {
     for (const post of new Set(this.pending.values())) {
       for (const id of [...post.waiting]) {
         post.waiting.delete(id);
-        this.answer(post, {
-          jsonrpc: "2.0",
-          id,
-          error: { code: -32000, message: "Session closed before the answer" },
-        });
+        this.answer(post, { jsonrpc: "2.0", id, error: errors.sessionClosed().body } as JSONRPCMessage);
       }
       if (!post.done) {
         post.done = true;
@@ -225,7 +181,6 @@ export class HttpSessionTransport implements Transport {
     this.stream = undefined;
     this.streamGuard = undefined;
     this.onclose?.();
-    this.onclosed?.();
   }
 
   private upgrade(post: PendingPost): void {

@@ -1,15 +1,11 @@
 /** @module Which era an HTTP POST to the MCP endpoint speaks: 2025 (session, initialize) or 2026-07-28 (per-request `_meta`). */
+
+import { errors, type WireError } from "../wire/errors.js";
 import { checkEnvelope, type Envelope, hasClaim, isModernVersion, metaOf } from "./meta.js";
-import {
-  CODES,
-  headerMismatch,
-  isRecord,
-  META_KEYS,
-  MODERN_VERSION,
-  refusal,
-  unsupportedVersion,
-  type WireRefusal,
-} from "./wire.js";
+import { isRecord, META_KEYS, MODERN_VERSION } from "./wire.js";
+
+const headerMismatch = errors.headerMismatch;
+const unsupportedVersion = errors.unsupportedVersion;
 
 /** Headers as node:http gives them (lower-case names). */
 export type Headers = Readonly<Record<string, string | readonly string[] | undefined>>;
@@ -24,7 +20,7 @@ export type Classified =
   | { readonly era: "2026-07-28"; readonly kind: "request"; readonly envelope: Envelope }
   /** A 2026 notification: HTTP answers 202 (the core protocol defines none over HTTP). */
   | { readonly era: "2026-07-28"; readonly kind: "notification" }
-  | { readonly era: "refused"; readonly refusal: WireRefusal };
+  | { readonly era: "refused"; readonly refusal: WireError };
 
 export interface ClassifyOptions {
   /** Modern versions served (default: 2026-07-28). */
@@ -41,7 +37,7 @@ export function header(headers: Headers, name: string): string | undefined {
 }
 
 const isId = (id: unknown) => typeof id === "string" || (typeof id === "number" && Number.isInteger(id));
-const invalidRequest = (why: string) => refusal(400, CODES.invalidRequest, `Invalid Request: ${why}`);
+const invalidRequest = errors.invalidRequest;
 
 /**
  * Classifies a parsed POST body the way the spec tells a dual-era server to (basic/versioning §Backward
@@ -98,7 +94,7 @@ export function classifyPost(headers: Headers, body: unknown, options: ClassifyO
     }
     const missing = metaOf(body.params) ? [META_KEYS.protocolVersion] : ["_meta"];
     const why = `Invalid params: MCP-Protocol-Version names ${versionHeader} but the request has no ${missing[0]}`;
-    return { era: "refused", refusal: refusal(400, CODES.invalidParams, why, { missing }) };
+    return { era: "refused", refusal: errors.badEnvelope(why, { missing }) };
   }
 
   const claim = metaOf(body.params)?.[META_KEYS.protocolVersion];
@@ -106,7 +102,7 @@ export function classifyPost(headers: Headers, body: unknown, options: ClassifyO
     if (typeof claim !== "string")
       return {
         era: "refused",
-        refusal: refusal(400, CODES.invalidParams, "Invalid params: protocolVersion must be a string"),
+        refusal: errors.badEnvelope("Invalid params: protocolVersion must be a string"),
       };
     if (versionHeader !== undefined && versionHeader !== claim) {
       return {
@@ -132,7 +128,7 @@ export function classifyPost(headers: Headers, body: unknown, options: ClassifyO
 }
 
 /** What a 2026-only endpoint answers a 2025 POST: `-32022` naming what it serves (basic/versioning, last ¶). */
-export function legacyRefused(body: unknown, modern: readonly string[] = [MODERN_VERSION]): WireRefusal {
+export function legacyRefused(body: unknown, modern: readonly string[] = [MODERN_VERSION]): WireError {
   const params = isRecord(body) ? body.params : undefined;
   const requested =
     isRecord(params) && typeof params.protocolVersion === "string" ? params.protocolVersion : "none";

@@ -1,6 +1,10 @@
 /** @module The HTTP headers a 2026-07-28 POST mirrors from its body (SEP-2243): check them on the way in, build them on the way out. */
+
+import { errors, type WireError } from "../wire/errors.js";
 import { type Headers, header } from "./classify.js";
-import { headerMismatch, isRecord, MODERN_VERSION, type WireRefusal } from "./wire.js";
+import { isRecord, MODERN_VERSION } from "./wire.js";
+
+const headerMismatch = errors.headerMismatch;
 
 /**
  * The body field `Mcp-Name` mirrors, per method (transports/streamable-http §Standard request headers); the
@@ -57,7 +61,7 @@ export function encodeHeaderValue(value: string): string {
 export function checkStandardHeaders(
   headers: Headers,
   body: { method: string; params?: unknown },
-): WireRefusal | undefined {
+): WireError | undefined {
   const version = header(headers, "mcp-protocol-version");
   if (version === undefined)
     return headerMismatch("MCP-Protocol-Version is required", "MCP-Protocol-Version");
@@ -193,7 +197,7 @@ export function checkParamHeaders(
   headers: Headers,
   params: readonly ParamHeader[],
   args: unknown,
-): WireRefusal | undefined {
+): WireError | undefined {
   for (const p of params) {
     const value = valueAt(args, p.path);
     if (value === undefined || value === null) continue;

@@ -1,15 +1,6 @@
 /** @module The per-request `_meta` envelope of MCP 2026-07-28: read and check it on the way in, stamp results on the way out. */
-import {
-  CODES,
-  isRecord,
-  LOG_LEVELS,
-  type LogLevel,
-  META_KEYS,
-  MODERN_VERSION,
-  refusal,
-  unsupportedVersion,
-  type WireRefusal,
-} from "./wire.js";
+import { errors, type WireError } from "../wire/errors.js";
+import { isRecord, LOG_LEVELS, type LogLevel, META_KEYS, MODERN_VERSION } from "./wire.js";
 
 export interface Implementation {
   readonly name: string;
@@ -30,7 +21,7 @@ export interface Envelope {
 
 export type EnvelopeRead =
   | { readonly ok: true; readonly envelope: Envelope }
-  | { readonly ok: false; readonly refusal: WireRefusal };
+  | { readonly ok: false; readonly refusal: WireError };
 
 /** True for a version string of the modern era: a `YYYY-MM-DD` revision on or after 2026-07-28. */
 export function isModernVersion(version: string): boolean {
@@ -49,8 +40,8 @@ export function hasClaim(params: unknown): boolean {
   return meta !== undefined && META_KEYS.protocolVersion in meta;
 }
 
-const invalid = (key: string, problem: string): WireRefusal =>
-  refusal(400, CODES.invalidParams, `Invalid params: _meta ${key}: ${problem}`, { invalid: key, problem });
+const invalid = (key: string, problem: string): WireError =>
+  errors.badEnvelope(`Invalid params: _meta ${key}: ${problem}`, { invalid: key, problem });
 
 function isImplementation(v: unknown): v is Implementation {
   return isRecord(v) && typeof v.name === "string" && typeof v.version === "string";
@@ -65,13 +56,13 @@ export function checkEnvelope(params: unknown): EnvelopeRead {
   if (!meta) {
     return {
       ok: false,
-      refusal: refusal(400, CODES.invalidParams, "Invalid params: _meta is required", { missing: ["_meta"] }),
+      refusal: errors.badEnvelope("Invalid params: _meta is required", { missing: ["_meta"] }),
     };
   }
   const missing = [META_KEYS.protocolVersion, META_KEYS.clientCapabilities].filter((k) => !(k in meta));
   if (missing.length > 0) {
     const why = `Invalid params: _meta is missing ${missing.join(", ")}`;
-    return { ok: false, refusal: refusal(400, CODES.invalidParams, why, { missing }) };
+    return { ok: false, refusal: errors.badEnvelope(why, { missing }) };
   }
   const version = meta[META_KEYS.protocolVersion];
   if (typeof version !== "string" || version === "") {
@@ -108,7 +99,7 @@ export function readEnvelope(
 ): EnvelopeRead {
   const read = checkEnvelope(params);
   if (!read.ok || supported.includes(read.envelope.protocolVersion)) return read;
-  return { ok: false, refusal: unsupportedVersion(read.envelope.protocolVersion, advertised) };
+  return { ok: false, refusal: errors.unsupportedVersion(read.envelope.protocolVersion, advertised) };
 }
 
 const REQUEST_KEYS: readonly string[] = [

@@ -1,6 +1,6 @@
 /** @module The opaque `requestState` toolpacks mints when it turns a 2025 upstream's server→client request into an `input_required` result. */
 import { createHash, createHmac, timingSafeEqual } from "node:crypto";
-import { CODES, isRecord, refusal, type WireRefusal } from "./wire.js";
+import { isRecord } from "./wire.js";
 
 /**
  * What a retry must prove (basic/patterns/mrtr §Server requirements 4–5: integrity, principal, expiry, the
@@ -147,11 +147,4 @@ export function digest(...parts: readonly string[]): string {
 export function requestDigest(method: string, params: unknown): string {
   const { _meta: _m, inputResponses: _i, requestState: _s, ...salient } = isRecord(params) ? params : {};
   return digest(method, canonicalJson(salient));
-}
-
-/** What a refused state answers, whatever the reason (the reason goes to logs only): `-32602`, in-band. */
-export function stateRefusal(): WireRefusal {
-  return refusal(200, CODES.invalidParams, "Invalid or expired requestState", {
-    reason: "invalid_request_state",
-  });
 }

@@ -15,17 +15,22 @@ import type { UpstreamOAuth } from "./upstream-oauth.js";
 
 export type { UpstreamOAuth } from "./upstream-oauth.js";
 
+interface RenewedSession {
+  readonly selection: Selection;
+  readonly refs: ReadonlyMap<string, InstanceRef>;
+  update(resolution: Resolution): void;
+}
+
 export interface RenewHost {
   readonly catalog: Catalog;
   readonly pool: {
     instances(): { ref: InstanceRef }[];
     existing(ref: InstanceRef): { renew(): Promise<UpstreamState> } | undefined;
   };
-  readonly sessions: ReadonlySet<{
-    readonly selection: Selection;
-    readonly refs: ReadonlyMap<string, InstanceRef>;
-    update(resolution: Resolution): void;
-  }>;
+  readonly sessions: {
+    users(ref: InstanceRef): RenewedSession[];
+    has(s: RenewedSession): boolean;
+  };
   resolve(selection: Selection, refs: ReadonlyMap<string, InstanceRef>): Promise<Resolution>;
 }
 
@@ -37,8 +42,7 @@ export async function renewAuthorized(host: RenewHost, upstream: string, princip
     .map((i) => i.ref)
     .filter((r) => r.upstream === upstream && (shared || r.principal === principal));
   await Promise.all(refs.map((r) => host.pool.existing(r)?.renew()));
-  const ids = new Set(refs.map((r) => r.id));
-  const sessions = [...host.sessions].filter((s) => ids.has(s.refs.get(upstream)?.id ?? ""));
+  const sessions = [...new Set(refs.flatMap((r) => host.sessions.users(r)))];
   await Promise.all(
     sessions.map(async (s) => {
       const resolution = await host.resolve(s.selection, s.refs);

@@ -199,10 +199,12 @@ export class Bridge<C extends Attached = Attached> implements Parked {
 export class BridgeTable {
   private readonly bridges = new Map<string, Parked>();
   private readonly held = new Map<object, number>();
-  /** Called when a holder's last parked bridge leaves the table. */
-  onRelease: ((holder: object) => void) | undefined;
 
-  constructor(readonly max = 1024) {}
+  constructor(
+    readonly max = 1024,
+    /** Called when a holder's last parked bridge leaves the table. */
+    private readonly onRelease: (holder: object) => void = () => {},
+  ) {}
 
   /** Whether a parked bridge runs on this holder's instances. */
   holds(holder: object): boolean {
@@ -234,7 +236,7 @@ export class BridgeTable {
     if (n > 0) this.held.set(bridge.holder, n);
     else {
       this.held.delete(bridge.holder);
-      this.onRelease?.(bridge.holder);
+      this.onRelease(bridge.holder);
     }
   }
 

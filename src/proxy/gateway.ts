@@ -1,8 +1,6 @@
 /** @module The serving core shared by HTTP, stdio and embedding: catalog, upstream pool, resolutions, sessions. */
-import type { IncomingHttpHeaders } from "node:http";
 import { accessKey, resolutionKey, withAccess } from "../access.js";
 import { AuditLog } from "../audit.js";
-import { identityKey } from "../auth/requirements.js";
 import type { Principal } from "../auth/types.js";
 import { withoutCapture } from "../catalog/capture-off.js";
 import type { UpstreamState } from "../catalog/inventory.js";
@@ -19,17 +17,42 @@ import { wireOAuth } from "./authorized.js";
 import { BridgeTable } from "./bridge.js";
 import type { GatewayOptions } from "./gateway-options.js";
 import type { SessionAuthorization, SessionHost, UpstreamLink } from "./host.js";
-import { cacheKey, credentialsOf, refsOf, reportRefs } from "./instances.js";
+import { type Credentials, cacheKey, reportRefs } from "./instances.js";
 import { offersToolsetsTool, ownToolDefs, warnShadowed } from "./lists.js";
+import { Registry, type SessionKind } from "./registry.js";
 import { placeAfterReload, refsAfterReload } from "./reload-sessions.js";
 import { ResolutionCache } from "./resolution-cache.js";
 import { Session } from "./session.js";
 import { gatewaySearchIndexes, type Serving, servingOf } from "./state-host.js";
 import { Traffic, warnInFlight } from "./traffic.js";
 
+/** What opening a session takes: all of it worked out by the door from one caller value. */
+export interface Opening {
+  readonly id: string;
+  readonly kind: SessionKind;
+  readonly client: string;
+  readonly selection: Selection;
+  /** The instance of each upstream of the selection (`instancesOf` the caller). */
+  readonly refs: ReadonlyMap<string, InstanceRef>;
+  readonly credentials: Credentials;
+  /** Their digest, and who it is (`identityKey`): a later request must bring the same. */
+  readonly binding: string;
+  readonly identity: string | undefined;
+  readonly principal: Principal | undefined;
+  /** It serves one request (stateless). */
+  readonly oneRequest?: boolean;
+  /** A digest of the id, for logs. */
+  readonly digest: string;
+  /** What its 2026-07-28 request states are bound to (default: the digest). */
+  readonly owner?: string;
+  /** Whose captured values (default: the id's digest; null: none, SPEC §8.5). */
+  readonly stateOwner?: string | null;
+}
+
 export class Gateway implements SessionHost {
   readonly pool: UpstreamPool;
-  readonly sessions = new Set<Session>();
+  /** Every session of the process: 2025 sessions, 2026-07-28 contexts, sessions of one request. */
+  readonly sessions = new Registry<Session>();
   readonly traffic: Traffic;
   readonly metrics = new Metrics();
   readonly serverInfo: { name: string; version: string };
@@ -39,7 +62,11 @@ export class Gateway implements SessionHost {
   readonly tracing: Serving["tracing"];
   readonly audit: AuditLog;
   readonly cacheTtlMs: number;
-  readonly bridges = new BridgeTable();
+  /** Parked calls; a session made for one request goes once it has none left and nothing runs on it. */
+  readonly bridges = new BridgeTable(1024, (holder) => {
+    const s = holder as Session;
+    if (s.kind === "request" && s.busy === 0) void this.closeSession(s);
+  });
   readonly requestStates: RequestStateCodec;
   readonly searchIndexes = gatewaySearchIndexes(this);
   readonly authorization?: SessionAuthorization;
@@ -124,7 +151,7 @@ export class Gateway implements SessionHost {
 
   /** The sessions that use an instance. */
   private users(ref: InstanceRef): Session[] {
-    return [...this.sessions].filter((s) => s.refs.get(ref.upstream)?.id === ref.id);
+    return this.sessions.users(ref);
   }
 
   /**
@@ -156,43 +183,36 @@ export class Gateway implements SessionHost {
   }
 
   /**
-   * Opens a session: its instances (shared, per credential, or its own), its resolution, its bookkeeping.
-   * Throws TooManyInstances when an isolated instance cannot be had. `principal` (5th): who opened it (its own
-   * per-user OAuth instances, SPEC §11.7); `owner`: the digest its handles and 2026-07-28 states are bound to.
+   * Opens a session on the instances the door chose: holds them, resolves, registers it. A failure leaves nothing
+   * held or registered.
    */
-  async open(
-    selection: Selection,
-    headers: IncomingHttpHeaders,
-    sessionKey: string,
-    digest: string,
-    principal?: Principal,
-    owner?: string,
-    stateOwner?: string | null,
-  ): Promise<Session> {
-    const upstreams = this.upstreamsOf(selection);
-    const who = principal && identityKey(principal);
-    const refs = refsOf(this.catalog, upstreams, headers, sessionKey, who);
+  async open(o: Opening): Promise<Session> {
     const acquired: InstanceRef[] = [];
     try {
-      for (const ref of refs.values()) {
+      for (const ref of o.refs.values()) {
         this.pool.acquire(ref);
         acquired.push(ref);
       }
-      const resolution = await this.resolve(selection, refs);
-      const credentials = credentialsOf(this.catalog, upstreams, headers, who);
+      const resolution = await this.resolve(o.selection, o.refs);
       const session = new Session(this, {
-        selection,
+        id: o.id,
+        kind: o.kind,
+        client: o.client,
+        selection: o.selection,
         resolution,
-        refs,
-        digest,
-        sessionKey,
-        credentials,
-        principal,
-        ...(owner !== undefined ? { owner } : {}),
-        ...(stateOwner !== undefined ? { stateOwner } : {}),
+        refs: o.refs,
+        digest: o.digest,
+        sessionKey: o.id,
+        credentials: o.credentials,
+        binding: o.binding,
+        identity: o.identity,
+        principal: o.principal,
+        ...(o.oneRequest ? { oneRequest: true } : {}),
+        ...(o.owner !== undefined ? { owner: o.owner } : {}),
+        ...(o.stateOwner !== undefined ? { stateOwner: o.stateOwner } : {}),
       });
       this.sessions.add(session);
-      this.metrics.sessionOpened(selection.key);
+      this.metrics.sessionOpened(o.selection.key);
       return session;
     } catch (err) {
       for (const ref of acquired) this.pool.release(ref);
@@ -220,9 +240,12 @@ export class Gateway implements SessionHost {
    * GET /toolsets: what a connection with these headers would get. Not a use: nothing restarts, and no
    * per-credential or per-session instance is started or reserved (one that already runs is read).
    */
-  async reportFor(selection: Selection, headers: IncomingHttpHeaders = {}, principal?: Principal) {
-    const who = principal && identityKey(principal);
-    const read = reportRefs(this.catalog, this.pool, this.upstreamsOf(selection), headers, who);
+  async reportFor(
+    selection: Selection,
+    credentials: Readonly<Record<string, string>> = {},
+    identity?: string,
+  ): Promise<ToolsetsReport> {
+    const read = reportRefs(this.catalog, this.pool, this.upstreamsOf(selection), credentials, identity);
     try {
       return this.report(selection, await this.resolve(selection, read.refs, false));
     } finally {
@@ -246,7 +269,7 @@ export class Gateway implements SessionHost {
 
   async close(): Promise<void> {
     this.bridges.close();
-    await Promise.all([...this.sessions].map((s) => this.closeSession(s)));
+    await Promise.all([...this.sessions.values()].map((s) => this.closeSession(s)));
     await this.pool.close();
     await this.audit.end();
   }
@@ -262,7 +285,7 @@ export class Gateway implements SessionHost {
     this.audit.configure(this.current.audit);
     this.cache.clear();
     await this.pool.setCatalog(this.current);
-    await Promise.all([...this.sessions].map((s) => placeAfterReload(this, s)));
+    await Promise.all([...this.sessions.values()].map((s) => placeAfterReload(this, s)));
   }
 
   /** Called by placeAfterReload: the refs a live session should use now (undefined: it cannot be told, or

@@ -93,6 +93,8 @@ export interface SessionHost {
   offersToolsetsTool(resolution: Resolution): boolean;
   report(selection: Selection, resolution: Resolution): ToolsetsReport;
   now(): number;
+  /** Ends a session: it leaves the registry, its instances are released (idempotent). */
+  closeSession(session: import("./session.js").Session): Promise<void>;
   /** Present when some upstream uses OAuth. */
   readonly authorization?: SessionAuthorization;
 }

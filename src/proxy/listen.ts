@@ -29,7 +29,7 @@ interface Listener {
 }
 
 export class Listeners implements ListenHost {
-  private readonly open = new Set<Listener>();
+  private readonly streams = new Set<Listener>();
   private readonly ends = new Set<() => void>();
 
   constructor(
@@ -38,9 +38,14 @@ export class Listeners implements ListenHost {
     },
   ) {}
 
+  /** Listen streams open now. */
+  get open(): number {
+    return this.streams.size;
+  }
+
   /** Serves one listen request until its stream ends (the client closes it, or cancels it on stdio). */
   async listen(params: Params, call: Call): Promise<Params> {
-    if (this.open.size >= MAX_LISTENERS) {
+    if (this.streams.size >= MAX_LISTENERS) {
       throw rpcError(-32603, `Subscription limit reached (at most ${MAX_LISTENERS} listen streams at once)`);
     }
     const wanted = (params.notifications ?? {}) as Record<string, unknown>;
@@ -79,7 +84,7 @@ export class Listeners implements ListenHost {
       params: { notifications: honoured, _meta: tag },
     });
     const listener: Listener = { kinds, send };
-    this.open.add(listener);
+    this.streams.add(listener);
     let end: () => void = () => {};
     await new Promise<void>((resolve) => {
       end = resolve;
@@ -88,7 +93,7 @@ export class Listeners implements ListenHost {
       this.ends.add(resolve);
     });
     this.ends.delete(end);
-    this.open.delete(listener);
+    this.streams.delete(listener);
     subscribed.release();
     return { _meta: tag };
   }
@@ -138,7 +143,7 @@ export class Listeners implements ListenHost {
 
   /** A list this session sees changed: every listener that opted into that kind hears it. */
   changed(kind: Kind): void {
-    for (const l of this.open)
+    for (const l of this.streams)
       if (l.kinds.has(kind)) l.send({ method: `notifications/${kind}/list_changed` });
   }
 

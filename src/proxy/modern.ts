@@ -4,10 +4,10 @@
  * `resultType`, toolpacks' own serverInfo in `_meta`, `ttlMs`/`cacheScope` where cacheable, resource not
  * found as -32602.
  */
-import type { JSONRPCMessage, RequestId, ServerCapabilities } from "@modelcontextprotocol/sdk/types.js";
+import type { JSONRPCMessage, ServerCapabilities } from "@modelcontextprotocol/sdk/types.js";
 import { decorate, readHint } from "../modern/cache.js";
 import { stampResult } from "../modern/meta.js";
-import { MODERN_VERSION, type WireRefusal } from "../modern/wire.js";
+import { MODERN_VERSION } from "../modern/wire.js";
 import { rpcError } from "./errors.js";
 import type { ListenHost } from "./listen.js";
 import { handle } from "./methods.js";
@@ -83,14 +83,4 @@ function discover(s: ModernSession): Params {
     capabilities: s.capabilities,
     ...(instructions ? { instructions } : {}),
   };
-}
-
-/** A refusal (a malformed envelope, say) as the JSON-RPC error answer to request `id`. */
-export function refusalMessage(id: RequestId, refusal: WireRefusal): JSONRPCMessage {
-  const data = refusal.data !== undefined ? { data: refusal.data } : {};
-  return {
-    jsonrpc: "2.0",
-    id,
-    error: { code: refusal.code, message: refusal.message, ...data },
-  } as JSONRPCMessage;
 }

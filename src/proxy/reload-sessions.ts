@@ -13,7 +13,10 @@ import type { Session } from "./session.js";
 
 export interface ReloadHost {
   readonly logger: Logger;
-  readonly sessions: ReadonlySet<Session>;
+  readonly sessions: {
+    has(s: Session): boolean;
+    moved(s: Session, before: ReadonlyMap<string, InstanceRef>): void;
+  };
   readonly pool: { acquire(ref: InstanceRef): unknown; release(ref: InstanceRef): void };
   refsAfterReload(session: Session): Map<string, InstanceRef> | undefined;
   resolve(selection: Selection, refs: ReadonlyMap<string, InstanceRef>): Promise<Resolution>;
@@ -58,6 +61,7 @@ export async function placeAfterReload(host: ReloadHost, session: Session): Prom
       return;
     }
     session.update(resolution, next);
+    host.sessions.moved(session, before);
     for (const ref of before.values()) host.pool.release(ref);
     host.logger.info("session moved to the instances of the new config", { session: session.digest });
   } catch (err) {

@@ -29,11 +29,17 @@ import { Listeners } from "./listen.js";
 import { handle, lists } from "./methods.js";
 import { answerModern, type Reply } from "./modern.js";
 import type { LogLevel } from "./peer.js";
+import type { SessionKind } from "./registry.js";
 import { serverSpanOf, type TraceHeaders } from "./spans.js";
 import type { Call, CallClient, SessionState } from "./state.js";
 import type { SessionTransport } from "./transport.js";
 
 export interface SessionInit {
+  /** Its key in the registry (a session id, a context key, a random one): never logged. */
+  readonly id: string;
+  readonly kind: SessionKind;
+  /** Who opened it, as per-client limits count. */
+  readonly client: string;
   readonly selection: Selection;
   readonly resolution: Resolution;
   /** The instance of every upstream the selection names. */
@@ -44,6 +50,12 @@ export interface SessionInit {
   readonly sessionKey: string;
   /** The credential headers it was opened with: a reload places it again by them. In memory only. */
   readonly credentials: Credentials;
+  /** Their digest: a request must carry the same to be served (the door checks). */
+  readonly binding: string;
+  /** Who opened it (`identityKey`), when anyone: a request must be the same. */
+  readonly identity: string | undefined;
+  /** It serves one request only (stateless): never findable by an id. */
+  readonly oneRequest?: boolean;
   readonly principal?: Principal | undefined; // who opened it (SessionState.principal); never a token
   readonly owner?: string; // what its 2026-07-28 request states are bound to: a digest, never a credential
   readonly stateOwner?: string | null; // whose captured values (default: sessionKey's digest; null: none, §8.5)
@@ -57,6 +69,9 @@ export const MAX_WAITING = 100;
 const ANSWERED_WHEN_CANCELLED: ReadonlySet<string> = new Set(["subscriptions/listen"]);
 
 export class Session implements SessionState {
+  readonly id: string;
+  readonly kind: SessionKind;
+  readonly client: string;
   lastSeen: number;
   logLevel: LogLevel = "debug";
   readonly stateOwner: string | undefined;
@@ -64,6 +79,9 @@ export class Session implements SessionState {
   readonly digest: string;
   readonly sessionKey: string;
   readonly credentials: Credentials;
+  readonly binding: string;
+  readonly identity: string | undefined;
+  readonly oneRequest: boolean;
   readonly principal: Principal | undefined;
   readonly owner: string;
   clientCapabilities: ClientCapabilities | undefined;
@@ -86,12 +104,18 @@ export class Session implements SessionState {
     readonly host: SessionHost,
     init: SessionInit,
   ) {
+    this.id = init.id;
+    this.kind = init.kind;
+    this.client = init.client;
     this.selection = init.selection;
     this.current = init.resolution;
     this.currentRefs = init.refs;
     this.digest = init.digest;
     this.sessionKey = init.sessionKey;
     this.credentials = init.credentials;
+    this.binding = init.binding;
+    this.identity = init.identity;
+    this.oneRequest = init.oneRequest === true;
     this.principal = init.principal;
     this.owner = init.owner ?? init.digest;
     this.lastSeen = host.now();
@@ -110,6 +134,21 @@ export class Session implements SessionState {
   /** Requests of this client being answered now (none: closing it interrupts nothing). */
   get busy(): number {
     return this.peer.busy + this.exchanges;
+  }
+
+  /** Something of it is open that closing it would cut: its GET stream, a listen stream, a parked call. */
+  get holding(): boolean {
+    return (this.transport?.holding ?? false) || this.listeners.open > 0 || this.host.bridges.holds(this);
+  }
+
+  /** Whether a request of the client with this id is still being answered (an id may not be reused meanwhile). */
+  inUse(id: RequestId): boolean {
+    return this.peer.serving(id);
+  }
+
+  /** The transport it speaks through, if any (a 2026-07-28 context has none). */
+  get via(): SessionTransport | undefined {
+    return this.transport;
   }
 
   /** The answers of this session may depend on who asks. */
@@ -137,7 +176,7 @@ export class Session implements SessionState {
   async connect(transport: SessionTransport): Promise<void> {
     this.transport = transport;
     transport.onmessage = (message, extra) => this.receive(message, extra);
-    transport.onclose = () => void this.close();
+    transport.onclose = () => void this.host.closeSession(this);
     await transport.start?.();
   }
 
@@ -188,7 +227,6 @@ export class Session implements SessionState {
   ): Promise<void> {
     const { id } = m;
     let answer: JSONRPCMessage;
-    this.exchanges++;
     const notify = (n: JSONRPCMessage) => {
       if (!signal.aborted) void reply.send(n).catch(() => {});
     };
@@ -200,8 +238,6 @@ export class Session implements SessionState {
       const code = Number.isSafeInteger(e?.code) ? (e.code as number) : -32603;
       const data = e?.data !== undefined ? { data: e.data } : {};
       answer = { jsonrpc: "2.0", id, error: { code, message: e?.message ?? "Internal error", ...data } };
-    } finally {
-      this.exchanges--;
     }
     // A cancelled request gets no answer (but a listen stream is closed with its result where it still can be).
     if (signal.aborted && !ANSWERED_WHEN_CANCELLED.has(m.method)) reply.abandon();
@@ -267,9 +303,40 @@ export class Session implements SessionState {
   }
 
   private answer(method: string, params: Params, call: Call): Promise<Params> | Params {
-    if (method === "initialize") return this.initialize(params);
+    if (method === "initialize") {
+      try {
+        return this.initialize(params);
+      } catch (err) {
+        // A session whose initialize failed must not live on: it ends once the error is answered.
+        this.host.logger.warn("initialize failed; session closed", { session: this.digest });
+        setImmediate(() => void this.host.closeSession(this));
+        throw err;
+      }
+    }
     if (method === "ping") return {};
     return handle(this, method, params, call);
+  }
+
+  /**
+   * Puts the session in the state its client's initialize left it in, without a client: a session rebuilt on
+   * another replica from its signed id, each stateless request.
+   */
+  replay(params: Params): void {
+    this.initialize(params);
+  }
+
+  /** A request on an exchange of its own began or ended (the door counts it as in flight). */
+  exchangeStarted(): void {
+    this.exchanges++;
+  }
+
+  exchangeEnded(): void {
+    this.exchanges--;
+  }
+
+  /** The definition of a tool this session routes (for a transport's own checks of its arguments). */
+  toolDefinition(name: string): { readonly inputSchema?: unknown } | undefined {
+    return this.current.tool.get(name)?.definition;
   }
 
   private initialize(params: Params): Params {

@@ -13,5 +13,7 @@ export interface SessionTransport {
   send(message: JSONRPCMessage, options?: { relatedRequestId?: RequestId }): Promise<void>;
   /** The request will get no answer (it was cancelled): end whatever waits for it. */
   abandon?(id: RequestId): void;
+  /** True while the client holds a stream of it open (a GET stream): the session is in use even when quiet. */
+  readonly holding?: boolean;
   close(): Promise<void>;
 }

@@ -81,6 +81,13 @@ function refusal(
 
 const retryAfter = (seconds: number) => ({ "retry-after": String(seconds) });
 
+const STATUS_TEXT: Record<number, string> = {
+  400: "Bad Request",
+  401: "Unauthorized",
+  403: "Forbidden",
+  503: "Service Unavailable",
+};
+
 export const errors = {
   // ── JSON-RPC and MCP, in band ─────────────────────────────────────────────────────────────────────────────
   parse: (why: string) => new WireError(CODE.parseError, `Parse error: ${why}`, undefined, 400),
@@ -112,6 +119,9 @@ export const errors = {
   methodNotAllowed: (allow: string) => refusal(405, "Method Not Allowed", { allow }),
   notAcceptable: () => refusal(406, "Not Acceptable: GET needs Accept: text/event-stream"),
   forbidden: (problem: string) => refusal(403, `Forbidden: ${problem}`),
+  /** An authentication refused (RFC 6750): 400, 401 or 403 with its challenge, 503 with Retry-After. */
+  authRefused: (status: number, description: string, headers: Record<string, string>) =>
+    refusal(status, `${STATUS_TEXT[status] ?? "Refused"}: ${description}`, headers),
   serverError: () => new WireError(CODE.internalError, "Internal error", undefined, 500),
   unsupportedVersionHeader: (version: string) =>
     refusal(400, `Bad Request: unsupported protocol version ${version}`),
@@ -156,10 +166,18 @@ export const errors = {
         : `Too Many Requests: ${busy} requests with this selection and these credentials are in flight and at most ${max} may be (limits.requests_per_session); wait for their answers`,
       retryAfter(1),
     ),
-  maxInstances: (upstream: string, running: number, max: number) =>
+  maxInstances: (upstream: string, running: number, max: number, busy = true) =>
     refusal(
       503,
-      `Service Unavailable: upstream ${upstream} already runs ${running} isolated instances (max_instances: ${max}) and every one has a request in flight`,
+      `Service Unavailable: upstream ${upstream} already runs ${running} isolated instances (max_instances: ${max})${busy ? " and every one has a request in flight" : ""}`,
+      retryAfter(30),
+    ),
+  contexts: (max: number, perClient: boolean) =>
+    refusal(
+      503,
+      perClient
+        ? `Service Unavailable: this client holds its most 2026-07-28 contexts (${max}, one per selection and credentials) and every one has a request in flight, a listen stream or a parked call; retry later`
+        : `Service Unavailable: the server holds its most 2026-07-28 contexts (${max}) and none is idle; retry later`,
       retryAfter(30),
     ),
   instancesPerMinute: (rate: number, seconds: number) =>
@@ -221,6 +239,8 @@ export const errors = {
     ),
   tooManyRounds: (upstream: string, max: number) =>
     errors.internal(`upstream ${upstream} asked for input ${max} times in one call`),
+  /** A 2026-07-28 request whose `_meta` envelope is missing or malformed (HTTP 400). */
+  badEnvelope: (message: string, data?: unknown) => new WireError(CODE.invalidParams, message, data, 400),
   headerMismatch: (message: string, header: string) =>
     new WireError(CODE.headerMismatch, `Header mismatch: ${message}`, { header }, 400),
   missingCapability: (required: Readonly<Record<string, object>>, why: string) =>

@@ -96,7 +96,7 @@ describe("a reload and who may use what", () => {
     expect(text).toContain("scopes: [admin]");
     const next = compileTexts([{ file, text }]);
     if (!next.ok) throw new Error("reloaded config");
-    await one.toolpacks.gateway.reload(next.catalog);
+    await one.toolpacks.front.reload(next.catalog);
     const list = { jsonrpc: "2.0", id: 2, method: "tools/list" };
     // alice (scope ops) may no longer use the ops toolset: her session's lists would change under it.
     expect((await post(one.url, list, { session: a.session, headers: alice })).status).toBe(404);

@@ -118,6 +118,10 @@ export class FakeHost implements SessionHost {
   now(): number {
     return this.clock;
   }
+  async closeSession(session: Session): Promise<void> {
+    if (!this.sessions.delete(session)) return;
+    await session.close();
+  }
 
   /**
    * A session for `query`, every upstream ready with `offers`; per-session upstreams get their own instance.
@@ -142,6 +146,11 @@ export class FakeHost implements SessionHost {
       refs.set(u.name, u.isolation === "per-session" ? sessionRef(u.name, key) : sharedRef(u.name));
     }
     const session = new Session(this, {
+      id: key,
+      kind: "session",
+      client: "test",
+      binding: "",
+      identity: undefined,
       selection: picked.selection,
       resolution: resolve(this.catalog, picked.selection, inventory),
       refs,

@@ -115,10 +115,9 @@ describe("a bridged call", () => {
 
 describe("the bridge table", () => {
   test("a holder is released when its last parked bridge leaves", () => {
-    const table = new BridgeTable(2);
-    const holder = {};
     const released: object[] = [];
-    table.onRelease = (h) => void released.push(h);
+    const table = new BridgeTable(2, (h) => void released.push(h));
+    const holder = {};
     const a = new Bridge("up", holder, 1, () => {});
     const b = new Bridge("up", holder, 1, () => {});
     table.add(a);

@@ -2,17 +2,19 @@
 import type { IncomingMessage } from "node:http";
 import { describe, expect, test } from "vitest";
 import { DEFAULT_LIMITS, withOverrides } from "../../src/catalog/limits.js";
-import { isRefused, LimitNotices, SessionAdmission, type Ticket } from "../../src/http/admission.js";
+import { Admission, type Admitted, type Ticket } from "../../src/door/admission.js";
+import { clientAddress, clientKeyOf, trustedProxies } from "../../src/door/client-key.js";
+import { InstanceSlots, type SlotUser } from "../../src/door/instance-slots.js";
+import { TokenBuckets } from "../../src/door/token-buckets.js";
 import { bindProblem, envFlag } from "../../src/http/bind-check.js";
-import { clientAddress, clientKeyOf, trustedProxies } from "../../src/http/client-key.js";
 import { rebindingProblem } from "../../src/http/guard.js";
+import { LimitNotices } from "../../src/limit-notices.js";
 import { silentLogger } from "../../src/log.js";
-import { InstanceSlots, type SlotUser } from "../../src/proxy/instance-slots.js";
 import type { Peer } from "../../src/proxy/peer.js";
-import { TokenBuckets } from "../../src/proxy/token-buckets.js";
+import { Registry } from "../../src/proxy/registry.js";
 import { MAX_SUBSCRIPTIONS, Traffic } from "../../src/proxy/traffic.js";
 import { credentialRef, type InstanceRef, sessionRef, sharedRef } from "../../src/upstream/instance.js";
-import { TooManyInstances } from "../../src/upstream/pool.js";
+import { WireError } from "../../src/wire/errors.js";
 import { catalogOf, errorsOf } from "../helpers/catalog.js";
 
 describe("limits: in the config", () => {
@@ -59,55 +61,82 @@ describe("limits: in the config", () => {
 });
 
 describe("limits: session admission", () => {
-  const admission = (sessions: number, perClient: number, busy = new Set<string>()) =>
-    new SessionAdmission(
-      () => ({ sessions, sessionsPerClient: perClient }),
-      (id) => !busy.has(id),
-    );
-  const open = (a: SessionAdmission, client: string, id: string) => {
-    const t = a.admit(client);
-    if (isRefused(t)) throw new Error(t.message);
-    t.bind(id);
-    return t;
-  };
+  interface Fake extends Admitted {
+    lastSeen: number;
+    busy: number;
+    holding: boolean;
+  }
+  /** Admission over a real registry: `sessions` in total, `perClient` each; evicted sessions leave it. */
+  function admission(sessions: number, perClient: number) {
+    const registry = new Registry<Fake>();
+    const catalog = catalogOf("upstreams: { u: { command: x } }\n");
+    const evicted: string[] = [];
+    const a = new Admission<Fake>({
+      registry,
+      catalog: () => catalog,
+      overrides: { sessions, sessionsPerClient: perClient },
+      logger: silentLogger,
+      limited: () => {},
+      now: () => 0,
+      evict: async (s) => {
+        evicted.push(s.id);
+        registry.delete(s);
+      },
+      isolated: () => [],
+      exists: () => false,
+      closeInstance: async () => {},
+    });
+    const open = async (client: string, id: string, busy = 0) => {
+      const t = await a.admit("session", client);
+      if (t instanceof WireError) throw t;
+      const s: Fake = { id, kind: "session", client, refs: new Map(), lastSeen: 0, busy, holding: false };
+      registry.add(s);
+      t.bind();
+      return s;
+    };
+    return { a, registry, open, evicted };
+  }
 
-  test("a client past its own bound is refused with 503 naming limits.sessions_per_client; others are not", () => {
-    const a = admission(100, 2);
-    open(a, "address:1", "s1");
-    open(a, "address:1", "s2");
-    const refused = a.admit("address:1");
-    expect(refused).toMatchObject({ refused: true, status: 503, limit: "sessions_per_client" });
-    expect(isRefused(refused) && refused.message).toMatch(/limits\.sessions_per_client: 2/);
-    expect(isRefused(a.admit("address:2"))).toBe(false);
-    a.forget("s1");
-    expect(isRefused(a.admit("address:1"))).toBe(false);
+  test("a client past its own bound is refused with 503 naming limits.sessions_per_client; others are not", async () => {
+    const { a, registry, open } = admission(100, 2);
+    const s1 = await open("address:1", "s1");
+    await open("address:1", "s2");
+    const refused = await a.admit("session", "address:1");
+    expect(refused).toBeInstanceOf(WireError);
+    expect(refused).toMatchObject({ status: 503, headers: { "retry-after": "30" } });
+    expect((refused as WireError).message).toMatch(/limits\.sessions_per_client: 2/);
+    expect(await a.admit("session", "address:2")).not.toBeInstanceOf(WireError);
+    registry.delete(s1);
+    expect(await a.admit("session", "address:1")).not.toBeInstanceOf(WireError);
   });
 
-  test("past the total, the least recently used idle session makes room; a busy one never does", () => {
-    const busy = new Set(["s2"]);
-    const a = admission(3, 10, busy);
-    for (const id of ["s1", "s2", "s3"]) open(a, "address:1", id);
-    a.touch("s1");
+  test("past the total, the least recently used idle session makes room; a busy one never does", async () => {
+    const { a, registry, open, evicted } = admission(3, 10);
+    const s1 = await open("address:1", "s1");
+    await open("address:1", "s2", 1);
+    await open("address:1", "s3");
+    registry.touch(s1);
     // s2 is busy, s3 is now the least recently used idle one.
-    expect((a.admit("address:2") as Ticket).evict).toEqual(["s3"]);
-    expect(a.size).toBe(3);
+    expect(await a.admit("session", "address:1")).not.toBeInstanceOf(WireError);
+    expect(evicted).toEqual(["s3"]);
   });
 
-  test("past the total with no idle session, a newcomer gets 503 naming limits.sessions", () => {
-    const a = admission(2, 10, new Set(["s1", "s2"]));
-    open(a, "address:1", "s1");
-    open(a, "address:1", "s2");
-    const refused = a.admit("address:2");
-    expect(refused).toMatchObject({ refused: true, limit: "sessions", status: 503 });
+  test("past the total with no idle session, a newcomer gets 503 naming limits.sessions", async () => {
+    const { a, open } = admission(2, 10);
+    await open("address:1", "s1", 1);
+    await open("address:1", "s2", 1);
+    const refused = await a.admit("session", "address:2");
+    expect(refused).toMatchObject({ status: 503 });
+    expect((refused as WireError).message).toMatch(/limits\.sessions: 2/);
   });
 
-  test("sessions still opening count, so concurrent newcomers cannot overshoot; a failed open gives its place back", () => {
-    const a = admission(2, 2);
-    const t1 = a.admit("address:1") as Ticket;
-    a.admit("address:1");
-    expect(isRefused(a.admit("address:1"))).toBe(true);
+  test("sessions still opening count, so concurrent newcomers cannot overshoot; a failed open gives its place back", async () => {
+    const { a } = admission(2, 2);
+    const t1 = (await a.admit("session", "address:1")) as Ticket;
+    await a.admit("session", "address:1");
+    expect(await a.admit("session", "address:1")).toBeInstanceOf(WireError);
     t1.release();
-    expect(isRefused(a.admit("address:1"))).toBe(false);
+    expect(await a.admit("session", "address:1")).not.toBeInstanceOf(WireError);
   });
 
   test("a flood of refusals is said loudly once a minute, quietly in between", () => {
@@ -204,7 +233,7 @@ describe("limits: instance slots", () => {
     ]);
     // One took the free slot, the other the idle instance's; a third must wait for them to run.
     expect(ended).toHaveLength(1);
-    const err = await s.reserve(want(sessionRef("u", "n3")), "client").catch((e: TooManyInstances) => e);
+    const err = await s.reserve(want(sessionRef("u", "n3")), "client").catch((e: WireError) => e);
     expect(err).toMatchObject({ status: 503 });
     r1();
     r2();
@@ -223,8 +252,8 @@ describe("limits: instance slots", () => {
   test("with every slot busy the newcomer gets 503 naming max_instances, and its rate is not spent", async () => {
     const { s, add } = slots(1, 1);
     const a = add("a", 1, true);
-    const err = await s.reserve(want(sessionRef("u", "d")), "client").catch((e: TooManyInstances) => e);
-    expect(err).toBeInstanceOf(TooManyInstances);
+    const err = await s.reserve(want(sessionRef("u", "d")), "client").catch((e: WireError) => e);
+    expect(err).toBeInstanceOf(WireError);
     expect(err).toMatchObject({ status: 503 });
     expect((err as Error).message).toMatch(/max_instances: 1\) and every one has a request in flight/);
     a.busy = 0;
@@ -238,35 +267,32 @@ describe("limits: instance slots", () => {
     const running = add("a", 1).ref;
     await s.reserve(new Map([["u", running]]), "client");
     await s.reserve(new Map([["u", sharedRef("u")]]), "client");
-    const err = await s.reserve(want(sessionRef("u", "x3")), "client").catch((e: TooManyInstances) => e);
-    expect(err).toMatchObject({ status: 429, retryAfter: 30 });
+    const err = await s.reserve(want(sessionRef("u", "x3")), "client").catch((e: WireError) => e);
+    expect(err).toMatchObject({ status: 429, headers: { "retry-after": "30" } });
     expect((err as Error).message).toMatch(/limits\.instances_per_minute: 2/);
     await s.reserve(want(sessionRef("u", "x3")), "another client");
   });
 });
 
 describe("limits: who a client is", () => {
-  const req = (remoteAddress: string, headers: Record<string, string> = {}) =>
-    ({ headers, socket: { remoteAddress } }) as unknown as IncomingMessage;
-
   test("a client is its remote address (IPv4-mapped spelled plain); X-Forwarded-For is ignored unless from a trusted proxy", () => {
-    expect(clientKeyOf(req("::ffff:10.1.2.3"), {})).toBe("address:10.1.2.3");
-    expect(clientAddress(req("10.1.2.3", { "x-forwarded-for": "6.6.6.6" }), undefined)).toBe("10.1.2.3");
+    expect(clientKeyOf("::ffff:10.1.2.3", {}, {})).toBe("address:10.1.2.3");
+    expect(clientAddress("10.1.2.3", { "x-forwarded-for": "6.6.6.6" }, undefined)).toBe("10.1.2.3");
     const proxies = trustedProxies(["10.0.0.0/8", "fd00::1"]);
-    expect(
-      clientAddress(req("10.1.2.3", { "x-forwarded-for": "6.6.6.6, 203.0.113.9, 10.9.9.9" }), proxies),
-    ).toBe("203.0.113.9");
-    expect(clientAddress(req("192.0.2.1", { "x-forwarded-for": "6.6.6.6" }), proxies)).toBe("192.0.2.1");
-    expect(clientAddress(req("fd00::1", { "x-forwarded-for": "2001:db8::7" }), proxies)).toBe("2001:db8::7");
+    expect(clientAddress("10.1.2.3", { "x-forwarded-for": "6.6.6.6, 203.0.113.9, 10.9.9.9" }, proxies)).toBe(
+      "203.0.113.9",
+    );
+    expect(clientAddress("192.0.2.1", { "x-forwarded-for": "6.6.6.6" }, proxies)).toBe("192.0.2.1");
+    expect(clientAddress("fd00::1", { "x-forwarded-for": "2001:db8::7" }, proxies)).toBe("2001:db8::7");
   });
 
   test("an authenticated client is its token (never the token itself) or its principal; made-up credential headers are not a key", () => {
-    const withToken = req("10.1.2.3", { authorization: "Bearer sekrit-token-1", "x-api-key": "made-up" });
-    const key = clientKeyOf(withToken, { authenticated: true });
+    const withToken = { authorization: "Bearer sekrit-token-1", "x-api-key": "made-up" };
+    const key = clientKeyOf("10.1.2.3", withToken, { authenticated: true });
     expect(key).toMatch(/^token:[0-9a-f]{16}$/);
     expect(key).not.toContain("sekrit");
-    expect(clientKeyOf(withToken, {})).toBe("address:10.1.2.3");
-    expect(clientKeyOf(withToken, { principal: "alice" })).toBe("principal:alice");
+    expect(clientKeyOf("10.1.2.3", withToken, {})).toBe("address:10.1.2.3");
+    expect(clientKeyOf("10.1.2.3", withToken, { principal: "alice" })).toBe("principal:alice");
   });
 
   test("a trusted proxy that is not an address or a range is refused naming it", () => {

@@ -28,15 +28,15 @@ const REGIONAL = {
 function ours(headers: Headers, body: unknown): { status: number; code?: number } | "2025" | "serve" {
   const c: Classified = classifyPost(headers, body);
   if (c.era === "2025") return "2025";
-  if (c.era === "refused") return { status: c.refusal.status, code: c.refusal.code };
+  if (c.era === "refused") return { status: c.refusal.status ?? 200, code: c.refusal.code };
   if (c.kind === "notification") return "serve";
   const b = body as { method: string; params?: { name?: string; arguments?: unknown } };
   const bad = checkStandardHeaders(headers, b);
-  if (bad) return { status: bad.status, code: bad.code };
+  if (bad) return { status: bad.status ?? 200, code: bad.code };
   if (b.method === "tools/call" && b.params?.name === "regional") {
     const scan = scanParamHeaders(REGIONAL);
     const p = scan.ok ? checkParamHeaders(headers, scan.params, b.params.arguments) : undefined;
-    if (p) return { status: p.status, code: p.code };
+    if (p) return { status: p.status ?? 200, code: p.code };
   }
   return "serve";
 }

@@ -7,8 +7,8 @@ import {
   digest,
   fromBase64url,
   requestDigest,
-  stateRefusal,
 } from "../../src/modern/request-state.js";
+import { errors } from "../../src/wire/errors.js";
 
 const KEY = new Uint8Array(32).fill(7);
 const OTHER = new Uint8Array(32).fill(9);
@@ -103,8 +103,10 @@ describe("a requestState is refused with a typed reason", () => {
   });
 
   test("the wire answer never says why (-32602, in-band)", () => {
-    expect(stateRefusal()).toEqual({
-      status: 200,
+    const refused = errors.requestState();
+    // In band: answered with HTTP 200, whatever the reason (which goes to logs only).
+    expect(refused.status).toBeUndefined();
+    expect(refused.body).toEqual({
       code: -32602,
       message: "Invalid or expired requestState",
       data: { reason: "invalid_request_state" },

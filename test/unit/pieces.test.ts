@@ -1,8 +1,8 @@
 import type { IncomingMessage } from "node:http";
 import { describe, expect, test } from "vitest";
 import { createAuthenticator } from "../../src/auth/index.js";
+import { signSessionId, verifySessionId } from "../../src/door/session-id.js";
 import { rebindingProblem } from "../../src/http/guard.js";
-import { signSessionId, verifySessionId } from "../../src/http/session-id.js";
 import { BACKOFF_CAP_MS, backoffDelay } from "../../src/upstream/backoff.js";
 
 const req = (headers: Record<string, string>) => ({ headers }) as unknown as IncomingMessage;

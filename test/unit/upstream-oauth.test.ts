@@ -204,6 +204,11 @@ describe("a session meets authorization required", () => {
     const picked = select(catalog, "");
     if (!picked.ok) throw new Error(picked.error);
     const session = new Session(host, {
+      id: "k",
+      kind: "session",
+      client: "test",
+      binding: "",
+      identity: undefined,
       selection: picked.selection,
       resolution: resolve(
         catalog,

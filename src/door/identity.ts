@@ -1,23 +1,21 @@
 /**
- * @module Who is asking, over HTTP: the catalog's `auth:` as a resource server in front of the MCP path,
- * /toolsets and /metrics (every request checked on its own), the protected resource metadata, and the
- * 401/403/503 answers. The client's token goes no further than this module: what passes on is a principal.
+ * @module Who is asking: the catalog's `auth:` as a resource server in front of the MCP path, /toolsets and
+ * /metrics (every request checked on its own), the protected resource metadata, step-up, and whether a token
+ * still grants what a session was opened with. Refusals are the error table's, with the status and challenge
+ * RFC 6750 asks for. The client's token goes no further than this module: what passes on is a principal.
  */
-import type { IncomingMessage, ServerResponse } from "node:http";
 import { gates, namedRequirements } from "../access.js";
 import { type Authenticator, createAuthenticator } from "../auth/authenticator.js";
 import { meetsRequirement, scopesToChallenge } from "../auth/requirements.js";
 import type { AuthFailure, AuthLogger, Principal, Requires } from "../auth/types.js";
 import type { Catalog } from "../catalog/types.js";
 import { parseQuery } from "../selection.js";
-import { sendJson, sendRpcError } from "./replies.js";
-
-/** What a request may go on with: its principal (undefined when `auth:` is off). */
-export type Admitted = { readonly principal: Principal | undefined };
+import { errors, type WireError } from "../wire/errors.js";
+import type { Headers } from "./arrival.js";
 
 const WELL_KNOWN = "/.well-known/oauth-protected-resource";
 
-export class HttpIdentity {
+export class Identity {
   private current:
     | { catalog: Catalog; key: string; auth: Authenticator | undefined; gated: boolean }
     | undefined;
@@ -51,6 +49,11 @@ export class HttpIdentity {
     return auth;
   }
 
+  /** Whether `auth:` is on: then the bearer token names the client (per-client limits). */
+  on(catalog: Catalog): boolean {
+    return this.authFor(catalog) !== undefined;
+  }
+
   /** The paths the protected resource metadata is served at: the root form, the audience's and the MCP path's. */
   isMetadataPath(catalog: Catalog, path: string): boolean {
     const auth = this.authFor(catalog);
@@ -58,85 +61,68 @@ export class HttpIdentity {
     return auth.metadataPaths.includes(path) || path === `${WELL_KNOWN}${this.mcpPath}`;
   }
 
-  /** GET (or a CORS preflight) of the metadata: public, with `Access-Control-Allow-Origin: *`. */
-  serveMetadata(catalog: Catalog, req: IncomingMessage, res: ServerResponse): void {
-    const cors = { "access-control-allow-origin": "*" };
-    if (req.method === "OPTIONS") {
-      res.writeHead(204, {
-        ...cors,
-        "access-control-allow-methods": "GET, OPTIONS",
-        "access-control-allow-headers": "mcp-protocol-version",
-      });
-      res.end();
-      return;
-    }
-    sendJson(res, 200, this.authFor(catalog)?.metadata(), { ...cors, "cache-control": "max-age=300" });
+  /** The protected resource metadata document (public). */
+  metadata(catalog: Catalog): unknown {
+    return this.authFor(catalog)?.metadata();
   }
 
   /**
-   * Authenticates one request; answers it (401, 400, 503) and gives undefined when it may not go on. A 401
-   * asks for `scopes_supported` and the scopes of the gated toolsets the URL names, so the first token
+   * Authenticates one request: its principal (undefined when `auth:` is off), or the refusal (401, 400, 503). A
+   * 401 asks for `scopes_supported` and the scopes of the gated toolsets the URL names, so the first token
    * already has them.
    */
-  async admit(
+  async authenticate(
     catalog: Catalog,
-    req: IncomingMessage,
-    res: ServerResponse,
+    headers: Headers,
     query = "",
-  ): Promise<Admitted | undefined> {
+  ): Promise<Principal | undefined | WireError> {
     const auth = this.authFor(catalog);
-    if (!auth) return { principal: undefined };
+    if (!auth) return undefined;
     const named = this.named(catalog, query);
     const extra = scopesToChallenge(undefined, named);
     const base = catalog.auth?.oauth?.scopes_supported ?? [];
-    const r = await auth.authenticate(req.headers, extra.length ? { scopes: [...base, ...extra] } : {});
-    if (r.ok) return { principal: r.principal };
-    refuse(res, r);
-    req.resume();
-    return undefined;
+    const r = await auth.authenticate(headers as never, extra.length ? { scopes: [...base, ...extra] } : {});
+    return r.ok ? r.principal : refusalOf(r);
   }
 
   /**
    * Who a request is where a token is optional (the OAuth pages): the principal of the valid token it carries,
-   * else undefined. Never answers the request.
+   * else undefined.
    */
-  async identify(catalog: Catalog, req: IncomingMessage): Promise<Principal | undefined> {
+  async identify(catalog: Catalog, headers: Headers): Promise<Principal | undefined> {
     const auth = this.authFor(catalog);
-    if (!auth || !req.headers.authorization) return undefined;
-    const r = await auth.authenticate(req.headers, {});
+    if (!auth || !headers.authorization) return undefined;
+    const r = await auth.authenticate(headers as never, {});
     return r.ok ? r.principal : undefined;
   }
 
   /**
    * Step-up (`auth.oauth.step_up: true`): a URL that names a toolset the principal lacks a scope for gets 403
    * `insufficient_scope` naming the scopes. Claims a new token would not bring, and defaults the URL does not
-   * name, never cause it. True when the request was answered.
+   * name, never cause it.
    */
-  stepUp(catalog: Catalog, principal: Principal | undefined, query: string, res: ServerResponse): boolean {
+  stepUp(catalog: Catalog, principal: Principal | undefined, query: string): WireError | undefined {
     const auth = this.authFor(catalog);
-    if (!auth?.stepUp || !principal) return false;
+    if (!auth?.stepUp || !principal) return undefined;
     const needed = this.named(catalog, query).filter((r) => !meetsRequirement(principal, r));
     const failure = needed.length ? auth.insufficientScope(principal, needed) : undefined;
-    if (failure) refuse(res, failure);
-    return failure !== undefined;
+    return failure && refusalOf(failure);
   }
 
   /**
-   * A session serves only requests whose token still meets what it was opened with: the requirements of
-   * its active gated toolsets. A token with fewer grants gets 403 (`insufficient_scope` with the scopes when
-   * scopes would do). True when the request was answered.
+   * A session serves only requests whose token still meets what it was opened with: the requirements of its
+   * active gated toolsets. A token with fewer grants gets 403 (`insufficient_scope` with the scopes when scopes
+   * would do).
    */
   stillMeets(
     catalog: Catalog,
     principal: Principal | undefined,
     granted: readonly Requires[],
-    res: ServerResponse,
-  ): boolean {
+  ): WireError | undefined {
     const auth = this.authFor(catalog);
     const lacking = granted.filter((r) => !meetsRequirement(principal, r));
-    if (!auth || !principal || !lacking.length) return false;
-    refuse(
-      res,
+    if (!auth || !principal || !lacking.length) return undefined;
+    return refusalOf(
       auth.insufficientScope(principal, lacking) ?? {
         ok: false,
         status: 403,
@@ -145,7 +131,6 @@ export class HttpIdentity {
         wwwAuthenticate: "",
       },
     );
-    return true;
   }
 
   private named(catalog: Catalog, query: string): Requires[] {
@@ -160,24 +145,16 @@ export class HttpIdentity {
   }
 }
 
-const STATUS_TEXT: Record<number, string> = {
-  400: "Bad Request",
-  401: "Unauthorized",
-  403: "Forbidden",
-  503: "Service Unavailable",
-};
-
 /**
- * A refusal: the status and challenge RFC 6750 asks for (what clients act on), and a JSON-RPC error body like
- * every other refusal of these routes, whose message says why without quoting the token.
+ * A failed authentication as the error table's refusal: the status and challenge RFC 6750 asks for (what
+ * clients act on), and a message that says why without quoting the token.
  */
-export function refuse(res: ServerResponse, failure: AuthFailure): void {
+function refusalOf(failure: AuthFailure): WireError {
   const headers: Record<string, string> =
     failure.status === 503
       ? { "retry-after": String(failure.retryAfter) }
       : failure.wwwAuthenticate
         ? { "www-authenticate": failure.wwwAuthenticate }
         : {};
-  const message = `${STATUS_TEXT[failure.status] ?? "Refused"}: ${failure.description}`;
-  sendRpcError(res, failure.status, -32000, message, headers);
+  return errors.authRefused(failure.status, failure.description, headers);
 }

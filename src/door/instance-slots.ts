@@ -5,9 +5,8 @@
  * are ended. Only when none is idle is the newcomer refused. New instances are also rate-limited per client
  * (`limits.instances_per_minute`, a token bucket), so no client can churn through everyone's slots.
  */
-import type { Logger } from "../log.js";
-import { type InstanceRef, refLabel } from "../upstream/instance.js";
-import { TooManyInstances } from "../upstream/pool.js";
+import type { InstanceRef } from "../upstream/instance.js";
+import { errors } from "../wire/errors.js";
 import { TokenBuckets } from "./token-buckets.js";
 
 /** What slots need to know of a session that uses an instance. */
@@ -48,7 +47,7 @@ export class InstanceSlots<S extends SlotUser> {
   }
 
   /**
-   * Makes room for the instances these refs need that do not run yet, for `client`: throws TooManyInstances
+   * Makes room for the instances these refs need that do not run yet, for `client`: throws the refusal
    * (429 past the client's rate, 503 when an upstream's slots are all busy). Starts nothing itself; the slots
    * stay promised until the returned function is called (once the session's instances run, or it failed).
    */
@@ -64,11 +63,7 @@ export class InstanceSlots<S extends SlotUser> {
     if (wait > 0) {
       this.deps.refused?.("instances_per_minute");
       const seconds = Math.ceil(wait / 1000);
-      throw new TooManyInstances(
-        `this client started its most new upstream instances for now (limits.instances_per_minute: ${rate}); retry in ${seconds} s`,
-        429,
-        seconds,
-      );
+      throw errors.instancesPerMinute(rate, seconds);
     }
     try {
       for (const ref of fresh) await this.makeRoom(ref, mine);
@@ -94,9 +89,7 @@ export class InstanceSlots<S extends SlotUser> {
     const victim = this.idlest(running);
     if (!victim) {
       this.deps.refused?.("max_instances");
-      throw new TooManyInstances(
-        `upstream ${ref.upstream} already runs ${running.length} isolated instances (max_instances: ${max}) and every one has a request in flight`,
-      );
+      throw errors.maxInstances(ref.upstream, running.length, max);
     }
     promise();
     this.closing.add(victim.id);
@@ -125,50 +118,4 @@ export class InstanceSlots<S extends SlotUser> {
     }
     return best;
   }
-}
-
-/** What `slotsOf` reads from the serving core (the gateway fits it). */
-export interface SlotHost<S extends SlotUser> {
-  readonly pool: {
-    isolated(upstream: string): InstanceRef[];
-    existing(ref: InstanceRef): unknown;
-    closeNow(ref: InstanceRef): Promise<void>;
-  };
-  readonly catalog: {
-    readonly upstreams: ReadonlyMap<string, { readonly maxInstances: number }>;
-    readonly limits: { readonly instancesPerMinute: number };
-  };
-  readonly sessions: ReadonlySet<S & { readonly refs: ReadonlyMap<string, InstanceRef> }>;
-  readonly metrics: { readonly limited: { inc(labels: { limit: string }): void } };
-  readonly logger: Logger;
-  now(): number;
-  closeSession(session: S): Promise<void>;
-}
-
-/** The slots of a gateway's isolated instances, with its logs and metrics. */
-export function slotsOf<S extends SlotUser>(host: SlotHost<S>): InstanceSlots<S> {
-  const users = (ref: InstanceRef) => {
-    const out: S[] = [];
-    for (const s of host.sessions) if (s.refs.get(ref.upstream)?.id === ref.id) out.push(s);
-    return out;
-  };
-  return new InstanceSlots<S>({
-    isolated: (u) => host.pool.isolated(u),
-    exists: (ref) => host.pool.existing(ref) !== undefined,
-    maxInstances: (u) => host.catalog.upstreams.get(u)?.maxInstances ?? 1,
-    users,
-    endSession: (s) => host.closeSession(s),
-    closeInstance: (ref) => host.pool.closeNow(ref),
-    instancesPerMinute: () => host.catalog.limits.instancesPerMinute,
-    now: () => host.now(),
-    tookOver: (ref, sessions) => {
-      host.metrics.limited.inc({ limit: "max_instances" });
-      host.logger.info("an idle instance gave its slot to a new one (max_instances)", {
-        upstream: ref.upstream,
-        instance: refLabel(ref),
-        sessions_ended: sessions,
-      });
-    },
-    refused: (limit) => host.metrics.limited.inc({ limit }),
-  });
 }

@@ -4,8 +4,8 @@
  * are not a key: nothing checks them, so a client could make up a new one for every request.
  */
 import { createHash } from "node:crypto";
-import type { IncomingMessage } from "node:http";
 import { BlockList, isIP } from "node:net";
+import type { Headers } from "./arrival.js";
 
 /** The addresses (and `ADDR/PREFIX` ranges) whose X-Forwarded-For is believed; undefined when none are. */
 export type TrustedProxies = BlockList | undefined;
@@ -44,11 +44,11 @@ function trusted(list: BlockList, address: string): boolean {
 }
 
 /** The client's address: the socket's peer, or from a trusted proxy the last address it did not add itself. */
-export function clientAddress(req: IncomingMessage, proxies: TrustedProxies): string {
-  const peer = plain(req.socket?.remoteAddress ?? "unknown");
+export function clientAddress(remote: string, headers: Headers, proxies: TrustedProxies): string {
+  const peer = plain(remote);
   if (!proxies || !trusted(proxies, peer)) return peer;
-  const header = req.headers["x-forwarded-for"];
-  const hops = (Array.isArray(header) ? header.join(",") : (header ?? ""))
+  const header = headers["x-forwarded-for"];
+  const hops = (typeof header === "string" ? header : (header ?? []).join(","))
     .split(",")
     .map(plain)
     .filter((h) => isIP(h) !== 0);
@@ -57,8 +57,9 @@ export function clientAddress(req: IncomingMessage, proxies: TrustedProxies): st
 }
 
 /** A bearer token, as a key that names it without holding it. */
-function tokenKey(req: IncomingMessage): string | undefined {
-  const m = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? "");
+function tokenKey(headers: Headers): string | undefined {
+  const auth = headers.authorization;
+  const m = /^Bearer\s+(.+)$/i.exec(typeof auth === "string" ? auth : "");
   if (!m) return undefined;
   return `token:${createHash("sha256").update(m[1]!.trim()).digest("hex").slice(0, 16)}`;
 }
@@ -68,7 +69,8 @@ function tokenKey(req: IncomingMessage): string | undefined {
  * `authenticated` says the bearer token was checked (then the token itself names the client).
  */
 export function clientKeyOf(
-  req: IncomingMessage,
+  remote: string,
+  headers: Headers,
   options: {
     readonly proxies?: TrustedProxies;
     readonly authenticated?: boolean;
@@ -76,6 +78,6 @@ export function clientKeyOf(
   },
 ): string {
   if (options.principal) return `principal:${options.principal}`;
-  const token = options.authenticated ? tokenKey(req) : undefined;
-  return token ?? `address:${clientAddress(req, options.proxies)}`;
+  const token = options.authenticated ? tokenKey(headers) : undefined;
+  return token ?? `address:${clientAddress(remote, headers, options.proxies)}`;
 }

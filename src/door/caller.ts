@@ -1,0 +1,100 @@
+/**
+ * @module Who is calling, worked out once per request as one frozen value: the principal, the selection it may
+ * have, the credential values it carries for that selection's upstreams and their digest, the client that
+ * per-client limits count, and whose contexts and values it owns. Every limit, binding check and instance a
+ * request gets is read off this value; nothing recomputes any part of it.
+ */
+import { createHash } from "node:crypto";
+import { identityKey } from "../auth/requirements.js";
+import type { Principal } from "../auth/types.js";
+import type { Catalog } from "../catalog/types.js";
+import { bindingOf, type Credentials, credentialsOf, refsOf } from "../proxy/instances.js";
+import type { Selection } from "../selection.js";
+import type { InstanceRef } from "../upstream/instance.js";
+import type { Headers } from "./arrival.js";
+import { clientKeyOf, type TrustedProxies } from "./client-key.js";
+
+export type Era = "2025" | "2026-07-28";
+
+export interface Caller {
+  readonly era: Era;
+  readonly principal: Principal | undefined;
+  /** `identityKey(principal)`: who it is across its tokens. */
+  readonly identity: string | undefined;
+  /** The key per-client limits count under (SPEC §7.6): a principal, a token's digest, or an address. */
+  readonly client: string;
+  readonly selection: Selection;
+  /** The URL query it came with (a signed session id seals it). */
+  readonly query: string;
+  /** The upstreams its selection needs. */
+  readonly upstreams: readonly string[];
+  /** The credential headers it sent for those upstreams (and its identity, where one is per user). */
+  readonly credentials: Credentials;
+  /** A digest of `credentials`: a session serves only requests with the same. */
+  readonly binding: string;
+  /** Whose 2026-07-28 context, request states and values these are: a digest of binding and identity. */
+  readonly owner: string;
+}
+
+/** The upstreams a selection needs, catalog order. */
+export function upstreamsOf(catalog: Catalog, selection: Selection): string[] {
+  const out = new Set<string>();
+  for (const n of selection.active) for (const u of catalog.toolset.get(n)?.upstreams ?? []) out.add(u);
+  return [...out];
+}
+
+export interface CallerInput {
+  readonly era: Era;
+  readonly principal: Principal | undefined;
+  readonly selection: Selection;
+  readonly query: string;
+  readonly headers: Headers;
+  /** The connection's peer address. */
+  readonly address: string;
+  /** Proxies whose X-Forwarded-For names the client. */
+  readonly proxies: TrustedProxies;
+  /** `auth:` is on: the bearer token names the client. */
+  readonly authenticated: boolean;
+}
+
+export function callerOf(catalog: Catalog, input: CallerInput): Caller {
+  const { principal, selection } = input;
+  const identity = principal && identityKey(principal);
+  const client = clientKeyOf(input.address, input.headers, {
+    proxies: input.proxies,
+    authenticated: input.authenticated,
+    ...(identity !== undefined ? { principal: identity } : {}),
+  });
+  const upstreams = upstreamsOf(catalog, selection);
+  const credentials = credentialsOf(catalog, upstreams, input.headers as never, identity);
+  const binding = bindingOf(credentials);
+  return Object.freeze({
+    era: input.era,
+    principal,
+    identity,
+    client,
+    selection,
+    query: input.query,
+    upstreams: Object.freeze(upstreams),
+    credentials,
+    binding,
+    owner: ownerOf(binding, identity),
+  });
+}
+
+/**
+ * Whose a context is: a digest of the credential values and, with `auth:`, of the identity (SPEC §11.3), so two
+ * subjects never share a context, its handles or its request states.
+ */
+function ownerOf(binding: string, identity: string | undefined): string {
+  if (identity === undefined) return binding;
+  return createHash("sha256").update(`toolpacks context owner\0${binding}\0${identity}`).digest("base64url");
+}
+
+/**
+ * The instance of each upstream a caller gets, for a session made from `sessionKey`: the instance it then uses
+ * and the slot admission reserves are this one value's.
+ */
+export function instancesOf(catalog: Catalog, caller: Caller, sessionKey: string): Map<string, InstanceRef> {
+  return refsOf(catalog, caller.upstreams, caller.credentials.values, sessionKey, caller.identity);
+}
