@@ -1,5 +1,6 @@
 /** `toolsets --live` and `check --live`: the real CLI against real fixture upstreams. */
 import { readFileSync } from "node:fs";
+import { createServer } from "node:http";
 import { afterAll, describe, expect, test } from "vitest";
 import { alive, FIXTURE, runCli, serve, tempDir } from "../helpers/proc.js";
 
@@ -235,6 +236,54 @@ toolsets:
     // Its members cannot be judged, so they are not reported missing.
     expect(r.stdout).not.toContain("broken/anything in toolset");
     expect(r.stdout).toMatch(/^FAIL: 0 missing member\(s\), 1 unreachable upstream\(s\)/m);
+  });
+
+  test("a failed start shows the stderr line that says why (npx gave up without -y), not where npm put its log", async () => {
+    // A registry of one package on loopback: the real npx finds it there, has no terminal to ask on, and gives up.
+    const registry = createServer((req, res) => {
+      const port = (registry.address() as { port: number }).port;
+      if (req.url !== "/npx-probe-pkg") {
+        res.writeHead(404, { "content-type": "application/json" }).end("{}");
+        return;
+      }
+      const version = {
+        name: "npx-probe-pkg",
+        version: "1.0.0",
+        bin: { "npx-probe-pkg": "bin.js" },
+        dist: { tarball: `http://127.0.0.1:${port}/npx-probe-pkg-1.0.0.tgz` },
+      };
+      res
+        .writeHead(200, { "content-type": "application/json" })
+        .end(
+          JSON.stringify({
+            name: "npx-probe-pkg",
+            "dist-tags": { latest: "1.0.0" },
+            versions: { "1.0.0": version },
+          }),
+        );
+    });
+    await new Promise<void>((ok) => registry.listen(0, "127.0.0.1", ok));
+    try {
+      const port = (registry.address() as { port: number }).port;
+      const file = tmp.file(
+        "npx.yaml",
+        `
+upstreams:
+  probe:
+    command: npx
+    args: [npx-probe-pkg]
+    env: { npm_config_registry: "http://127.0.0.1:${port}/", npm_config_cache: "${tmp.dir}/npm-cache" }
+`,
+      );
+      const r = await cli(["check", "--live", file]);
+      expect(r.code).toBe(1);
+      expect(r.stdout).toMatch(
+        /upstream probe cannot be reached: .*\(stderr: npm error npx canceled due to missing packages and no YES option: \["npx-probe-pkg@1\.0\.0"\]\)/,
+      );
+      expect(r.stdout).not.toContain("A complete log of this run");
+    } finally {
+      registry.close();
+    }
   });
 
   test("tools no toolset claims are listed even when nothing else is wrong", async () => {

@@ -237,6 +237,25 @@ describe("names", () => {
     expect(convert({ mcpServers: { one: { command: "x" } } }).text).not.toMatch(/same tool name/);
   });
 
+  test("init warns when it copies npx without -y, which gives up where toolpacks starts it, and says how to fix it", () => {
+    const { plan } = convert({
+      mcpServers: {
+        asks: { command: "npx", args: ["@modelcontextprotocol/server-github"] },
+        "asks-too": { command: "C:\\Program Files\\nodejs\\npx.cmd", args: ["server-x@1.0.0"] },
+        exec: { command: "npm", args: ["exec", "server-y"] },
+        yes: { command: "npx", args: ["-y", "@modelcontextprotocol/server-memory"] },
+        "yes-long": { command: "npx", args: ["--yes", "server-z"] },
+        "yes-env": { command: "npx", args: ["server-z"], env: { npm_config_yes: "true" } },
+        "exec-yes": { command: "npm", args: ["exec", "--yes", "server-y"] },
+        installed: { command: "mcp-server-memory" },
+      },
+    });
+    const warned = plan.warnings.filter((w) => w.includes("no YES option"));
+    expect(warned.map((w) => w.split(":")[0])).toEqual(["asks", "asks-too", "exec"]);
+    expect(warned[0]).toContain("Write npx -y");
+    expect(warned[2]).toContain("Write npm exec --yes");
+  });
+
   test("sanitized names never collide with names already given", () => {
     const taken = new Set(["a-b", "a-b-2"]);
     expect(upstreamName("a b", taken)).toBe("a-b-3");
