@@ -11,6 +11,7 @@ import { limitsOf } from "./limits.js";
 import { type Declared, makeMember, sameMember } from "./members.js";
 import { NAME_RULE, nameProblem, parseRef } from "./names.js";
 import { perUserWithoutAuth } from "./oauth.js";
+import { overriddenWarnings } from "./overridden.js";
 import { statePlanOf, tracingPlanOf } from "./settings.js";
 import { stateDirOf } from "./state-dir.js";
 import { checkInheritEnv } from "./stdio-env.js";
@@ -89,6 +90,7 @@ export function compile(files: readonly LoadedFile[], options: CompileOptions = 
 
   const autoDefer = files.find((f) => f.config.search?.auto_over_tokens !== undefined)?.config.search;
   const instructions = files.map((f) => f.config.instructions?.trim()).filter((s): s is string => !!s);
+  const warnings = overriddenWarnings(files);
   const catalog: Catalog = {
     name,
     ...(auth ? { auth } : {}),
@@ -104,6 +106,7 @@ export function compile(files: readonly LoadedFile[], options: CompileOptions = 
     upstreams: finalUpstreams,
     toolsets,
     toolset: new Map(toolsets.map((t) => [t.name, t])),
+    ...(warnings.length ? { warnings } : {}),
   };
   return { ok: true, catalog: deepFreeze(catalog) };
 }

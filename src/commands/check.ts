@@ -41,7 +41,7 @@ export function checkSummary(catalog: Catalog, files: readonly string[]): string
     lines.push(`  ${t.name.padEnd(tw)}  ${flags.join(", ").padEnd(24)}  ${members.join(", ")}`);
   }
   lines.push(...identitySummary(catalog));
-  const warnings = staticNameWarnings(catalog);
+  const warnings = [...(catalog.warnings ?? []), ...staticNameWarnings(catalog)];
   if (warnings.length) lines.push("", "warnings:", ...warnings.map((w) => `  ${w}`));
   return lines.join("\n");
 }

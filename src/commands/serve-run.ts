@@ -23,6 +23,7 @@ export async function runServe(files: string[], opts: ServeOptions, catalog: Cat
     level: opts.logLevel,
     ...(opts.logFormat ? { format: opts.logFormat } : {}),
   });
+  for (const w of catalog.warnings ?? []) logger.warn(w);
   const toolsetsTool = toolsetsToolOn(opts.toolsetsTool);
   const name = opts.name ?? catalog.name;
   const serving = await openServing(catalog, name, VERSION, logger);
