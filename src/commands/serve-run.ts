@@ -12,6 +12,7 @@ import { killUnadopted } from "../upstream/prespawn.js";
 import { closeAgent } from "../upstream/transport.js";
 import { VERSION } from "../version.js";
 import { toolsetsToolOn } from "./common.js";
+import { insecureBindWarning } from "./serve-bind.js";
 import { serveOAuth } from "./serve-oauth.js";
 import { limitOverrides, type ServeOptions } from "./serve-options.js";
 import { openServing } from "./serve-state.js";
@@ -24,6 +25,8 @@ export async function runServe(files: string[], opts: ServeOptions, catalog: Cat
     ...(opts.logFormat ? { format: opts.logFormat } : {}),
   });
   for (const w of catalog.warnings ?? []) logger.warn(w);
+  const exposed = insecureBindWarning(opts, catalog);
+  if (exposed) logger.warn(exposed);
   const toolsetsTool = toolsetsToolOn(opts.toolsetsTool);
   const name = opts.name ?? catalog.name;
   const serving = await openServing(catalog, name, VERSION, logger);
