@@ -3,7 +3,7 @@ import { createServer } from "node:http";
 import { parsePrincipalJson } from "../auth/requirements.js";
 import type { Catalog } from "../catalog/types.js";
 import { defaultAllowedHosts } from "../http/guard.js";
-import { createHttpHandler } from "../http/handler.js";
+import { createHttpHandler, type HandlerOptions } from "../http/handler.js";
 import { createLogger } from "../log.js";
 import { Gateway } from "../proxy/gateway.js";
 import { reloadOn } from "../reload.js";
@@ -15,6 +15,7 @@ import { toolsetsToolOn } from "./common.js";
 import { insecureBindWarning } from "./serve-bind.js";
 import { serveOAuth } from "./serve-oauth.js";
 import { limitOverrides, type ServeOptions } from "./serve-options.js";
+import { servedRoutes } from "./serve-routes.js";
 import { openServing } from "./serve-state.js";
 
 const OTHER_PORT = "another port: --port N or TOOLPACKS_PORT=N";
@@ -95,7 +96,7 @@ export async function runServe(files: string[], opts: ServeOptions, catalog: Cat
 
   const publicHost = opts.publicUrl ? new URL(opts.publicUrl).hostname : undefined;
   const pages = oauth?.oauth.routes();
-  const handler = createHttpHandler(gateway, {
+  const handlerOptions: Partial<HandlerOptions> = {
     ...(pages ? { oauthPages: pages } : {}),
     path: opts.path,
     sessionIdleMs: Number(opts.sessionIdleTimeout) * 1000,
@@ -116,12 +117,14 @@ export async function runServe(files: string[], opts: ServeOptions, catalog: Cat
       : defaultAllowedHosts(opts.host)
         ? { allowedHosts: defaultAllowedHosts(opts.host)! }
         : {}),
-  });
+  };
+  const handler = createHttpHandler(gateway, handlerOptions);
   const server = createServer((req, res) => {
     void handler(req, res).then((handled) => {
       if (!handled) {
+        const routes = servedRoutes(handlerOptions, gateway.catalog);
         res.writeHead(404, { "content-type": "application/json" });
-        res.end(JSON.stringify({ error: "not found", routes: [opts.path, "/toolsets", "/healthz"] }));
+        res.end(JSON.stringify({ error: "not found", routes }));
       }
     });
   });
