@@ -65,3 +65,13 @@ test("check warns of a later file's always: true that the first declaration wins
     `\nwarnings:\n  ${team}:3:5: warning: toolset ops: always: true is ignored: its first declaration wins with always: false, the default (at ${base}:4:3)`,
   );
 });
+
+test("a missing relative config path names the working directory it was looked for in", async () => {
+  const r = await runCli(["check", "packs.yml"], { cwd: tmp.dir });
+  expect(r.code).toBe(1);
+  expect(r.stderr).toContain(
+    `packs.yml:1:1: cannot read config: no such file in the working directory ${tmp.dir} (a relative path is read from where toolpacks runs: give the path from there, or an absolute one)`,
+  );
+  const absolute = await runCli(["check", `${tmp.dir}/packs.yml`]);
+  expect(absolute.stderr).toContain(`${tmp.dir}/packs.yml:1:1: cannot read config: no such file\n`);
+});

@@ -2,6 +2,7 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { resolve as resolvePath } from "node:path";
 import { formatConfigError } from "../../config/errors.js";
+import { unreadable } from "../../config/load.js";
 import { listLive, mask } from "./live.js";
 import { planInit } from "./plan.js";
 import { InitInputError, parseClientConfig } from "./read.js";
@@ -28,10 +29,8 @@ export async function runInit(opts: InitOptions): Promise<void> {
   try {
     text = readFileSync(opts.from, "utf8");
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    const why =
-      code === "ENOENT" ? "no such file" : code === "EISDIR" ? "is a directory" : String(code ?? err);
-    return fail(`cannot read ${opts.from}: ${why}`, 1);
+    const { message, hint } = unreadable(opts.from, err);
+    return fail(`cannot read ${opts.from}: ${message}${hint ? ` (${hint})` : ""}`, 1);
   }
   let plan: InitPlan;
   try {
