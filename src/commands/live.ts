@@ -92,7 +92,12 @@ export async function withLive<T>(catalog: Catalog, use: (live: Live) => Promise
       // A per-session instance declares roots too (upstreamCapabilities): what its client would be shown.
       probe: async (name) => {
         const ref = sessionRef(name, "toolpacks --live probe");
-        return shown((await pool.ensure([name], new Map([[name, ref]]))).get(name)!);
+        try {
+          return shown((await pool.ensure([name], new Map([[name, ref]]))).get(name)!);
+        } catch (err) {
+          // No instance to spare (max_instances): nothing more is known.
+          return { status: "unavailable", reason: (err as Error).message };
+        }
       },
     });
   } finally {

@@ -28,6 +28,7 @@ export class LiveProgress {
   /** Before the first connection: how many upstreams, so a wait has a reason. */
   start(): void {
     const n = this.names.length;
+    if (!n) return;
     this.out.write(`connecting to ${n} upstream${n === 1 ? "" : "s"}…\n`);
     this.showStatus();
   }
