@@ -3,18 +3,21 @@
 import type { Env } from "../config/env.js";
 import type { ConfigError } from "../config/errors.js";
 import type { LoadedFile } from "../config/load.js";
+import type { Path } from "../config/source.js";
+import type { MemberSpec, PromptSpec } from "../config/types.js";
 import { authOf, forwardedTokenErrors } from "./auth.js";
-import { checkCollisions } from "./collisions.js";
+import { checkCollisions, type NameClaim } from "./collisions.js";
 import { deepFreeze } from "./freeze.js";
 import { auditOf, requirementsOf } from "./identity.js";
 import { limitsOf } from "./limits.js";
 import { type Declared, makeMember, sameMember } from "./members.js";
 import { NAME_RULE, nameProblem, parseRef } from "./names.js";
 import { perUserWithoutAuth } from "./oauth.js";
+import { overriddenWarnings } from "./overridden.js";
 import { statePlanOf, tracingPlanOf } from "./settings.js";
 import { stateDirOf } from "./state-dir.js";
 import { checkInheritEnv } from "./stdio-env.js";
-import { type Draft, implicitToolsets, makeToolset } from "./toolsets.js";
+import { type Draft, implicitClash, implicitToolsets, makeToolset } from "./toolsets.js";
 import type { Catalog, Toolset, Upstream } from "./types.js";
 import { makeUpstream, sameSpec } from "./upstreams.js";
 import { where } from "./where.js";
@@ -34,11 +37,13 @@ export function compile(files: readonly LoadedFile[], options: CompileOptions = 
   const auth = authOf(files, errors);
   const audit = auditOf(files, errors);
   const requires = requirementsOf(files, errors);
-  const { upstreams, declared } = compileUpstreams(files, complete, errors);
+  const { upstreams, declared, failed } = compileUpstreams(files, complete, errors);
   errors.push(...checkInheritEnv(files));
 
   const drafts = new Map<string, Draft>();
   const mentioned = new Set<string>();
+  /** Every member whose exposed name is known, for the collision check (see NameClaim). */
+  const named: NameClaim[] = [];
   for (const file of files) {
     const { source, config, broken, unresolved } = file;
     for (const [key, spec] of Object.entries(config.toolsets ?? {})) {
@@ -62,9 +67,21 @@ export function compile(files: readonly LoadedFile[], options: CompileOptions = 
         specs.forEach((m, i) => {
           mentioned.add(parseRef(writtenRef(m))?.upstream ?? "");
           const memberPath = [...path, list, i];
-          if (broken.within(memberPath) || unresolved.within(memberPath)) return;
-          const member = makeMember(kind, m, memberPath, file, upstreams, declared, errors);
-          if (member && !draft.members.some((x) => sameMember(x, member))) draft.members.push(member);
+          const failedAt = (p: Path) => broken.within(p) || unresolved.within(p);
+          const whole = !failedAt(memberPath);
+          // Only its title or description failed: its name is still checked against the others'.
+          const nameOnly =
+            !whole &&
+            !broken.at(memberPath) &&
+            typeof m === "object" &&
+            !["tool", "prompt", "as"].some((k) => failedAt([...memberPath, k]));
+          if (!whole && !nameOnly) return;
+          const spec = nameOnly ? withoutText(m) : m;
+          const member = makeMember(kind, spec, memberPath, file, declared, errors);
+          if (!member) return;
+          named.push({ toolset: key, member, textKnown: whole });
+          if (whole && upstreams.has(member.upstream) && !draft.members.some((x) => sameMember(x, member)))
+            draft.members.push(member);
         });
       }
     }
@@ -77,11 +94,20 @@ export function compile(files: readonly LoadedFile[], options: CompileOptions = 
     files.every((f) => Object.keys(f.config.toolsets ?? {}).every((k) => !f.broken.at(["toolsets", k])));
   const implicitErrors: ConfigError[] = [];
   toolsets.push(...implicitToolsets(upstreams.values(), mentioned, drafts, implicitErrors));
+  // An upstream whose spec failed would get its toolset all the same: its name may not clash either.
+  for (const [name, { where: at }] of failed) {
+    const clash = mentioned.has(name) ? undefined : implicitClash(name, at, drafts);
+    if (clash) implicitErrors.push(clash);
+  }
   if (knowsMentions) errors.push(...implicitErrors);
   if (auth) errors.push(...forwardedTokenErrors(upstreams.values()));
   else if (!files.some((f) => f.config.auth)) errors.push(...perUserWithoutAuth(upstreams.values()));
   const finalUpstreams = new Map([...upstreams].map(([k, u]) => [k, { ...u, covered: mentioned.has(k) }]));
-  errors.push(...checkCollisions(toolsets, finalUpstreams));
+  errors.push(
+    ...checkCollisions(named, (u) =>
+      finalUpstreams.has(u) ? finalUpstreams.get(u)!.prefix : failed.get(u)?.prefix,
+    ),
+  );
   const name = files.find((f) => f.config.name !== undefined)?.config.name ?? "toolpacks";
   const state = statePlanOf(files, name, options.env ?? {}, errors);
   const tracing = tracingPlanOf(files, options.env ?? {}, errors);
@@ -89,6 +115,7 @@ export function compile(files: readonly LoadedFile[], options: CompileOptions = 
 
   const autoDefer = files.find((f) => f.config.search?.auto_over_tokens !== undefined)?.config.search;
   const instructions = files.map((f) => f.config.instructions?.trim()).filter((s): s is string => !!s);
+  const warnings = overriddenWarnings(files);
   const catalog: Catalog = {
     name,
     ...(auth ? { auth } : {}),
@@ -104,6 +131,7 @@ export function compile(files: readonly LoadedFile[], options: CompileOptions = 
     upstreams: finalUpstreams,
     toolsets,
     toolset: new Map(toolsets.map((t) => [t.name, t])),
+    ...(warnings.length ? { warnings } : {}),
   };
   return { ok: true, catalog: deepFreeze(catalog) };
 }
@@ -117,13 +145,27 @@ function writtenRef(m: unknown): string {
   return typeof ref === "string" ? ref : "";
 }
 
+/** A member entry without its title and description (they failed): what is left names it. */
+function withoutText(m: MemberSpec | PromptSpec): MemberSpec | PromptSpec {
+  if (typeof m !== "object") return m;
+  const { title: _t, description: _d, ...rest } = m;
+  return rest as MemberSpec | PromptSpec;
+}
+
+/** An upstream whose spec failed: where it is declared, and its `prefix:` when that is known. */
+interface Failed {
+  readonly where: string;
+  readonly prefix: string | undefined;
+}
+
 /** Every upstream that compiles, and every name declared (a spec that failed still declares its name). */
 function compileUpstreams(
   files: readonly LoadedFile[],
   complete: boolean,
   errors: ConfigError[],
-): { upstreams: Map<string, Upstream>; declared: Declared } {
+): { upstreams: Map<string, Upstream>; declared: Declared; failed: Map<string, Failed> } {
   const upstreams = new Map<string, Upstream>();
+  const failed = new Map<string, Failed>();
   const names = new Set<string>();
   let all = !complete;
   for (const file of files) {
@@ -132,6 +174,19 @@ function compileUpstreams(
     for (const [key, spec] of Object.entries(config.upstreams ?? {})) {
       const path = ["upstreams", key];
       names.add(key);
+      // Its prefix is known unless it failed too (or the whole spec is not a mapping).
+      const fail = () => {
+        if (upstreams.has(key) || failed.has(key)) return;
+        const prefixPath = [...path, "prefix"];
+        const known =
+          !!spec &&
+          typeof spec === "object" &&
+          !broken.within(prefixPath) &&
+          !file.unresolved.within(prefixPath);
+        const p = known ? (spec.prefix ?? "") : undefined;
+        const prefix = typeof p === "string" && /^[A-Za-z0-9_.-]{0,64}$/.test(p) ? p : undefined;
+        failed.set(key, { where: where(source.at(path, true), source.file), prefix });
+      };
       if (!NAME_RULE.test(key)) {
         errors.push(
           source.error(
@@ -143,9 +198,15 @@ function compileUpstreams(
         );
         continue;
       }
-      if (broken.within(path)) continue;
+      if (broken.within(path)) {
+        fail();
+        continue;
+      }
       const up = makeUpstream(key, spec, raw.upstreams?.[key] ?? spec, file, errors);
-      if (!up) continue;
+      if (!up) {
+        fail();
+        continue;
+      }
       const prev = upstreams.get(key);
       if (prev && !sameSpec(prev, up)) {
         errors.push(
@@ -159,5 +220,6 @@ function compileUpstreams(
       } else if (!prev) upstreams.set(key, up);
     }
   }
-  return { upstreams, declared: { names, all } };
+  for (const name of upstreams.keys()) failed.delete(name);
+  return { upstreams, declared: { names, all }, failed };
 }

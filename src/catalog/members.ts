@@ -3,7 +3,7 @@ import { type ConfigError, closest } from "../config/errors.js";
 import type { LoadedFile } from "../config/load.js";
 import type { MemberSpec, PromptSpec } from "../config/types.js";
 import { globToRegExp, isGlob, parseRef, TOOL_NAME_RULE } from "./names.js";
-import type { Member, MemberKind, Upstream } from "./types.js";
+import type { Member, MemberKind } from "./types.js";
 import { where } from "./where.js";
 
 /** A member listed twice in one toolset (in one file or across files) is kept once. */
@@ -24,14 +24,14 @@ export interface Declared {
 
 /**
  * The compiled member, or undefined with its problem pushed onto `errors`. A member of a declared upstream
- * whose spec failed is checked all the same, but not compiled (its upstream's own errors say why).
+ * whose spec failed is made all the same: its name is still checked, but the catalog never holds it (its
+ * upstream's own errors say why).
  */
 export function makeMember(
   kind: MemberKind,
   spec: MemberSpec | PromptSpec,
   path: (string | number)[],
   file: LoadedFile,
-  upstreams: ReadonlyMap<string, Upstream>,
   declared: Declared,
   errors: ConfigError[],
 ): Member | undefined {
@@ -94,7 +94,6 @@ export function makeMember(
     );
     return undefined;
   }
-  if (!upstreams.has(ref.upstream)) return undefined;
   return {
     kind,
     upstream: ref.upstream,

@@ -35,6 +35,23 @@ export function makeToolset(d: Draft, implicit: boolean, requires?: Requires): T
   };
 }
 
+/** Why an upstream no toolset mentions (declared at `where`) cannot get a toolset of its own name, if it cannot. */
+export function implicitClash(
+  name: string,
+  where: string,
+  drafts: ReadonlyMap<string, Draft>,
+): ConfigError | undefined {
+  const clash = drafts.get(name);
+  if (!clash && !nameProblem(name)) return undefined;
+  return {
+    ...locate(where),
+    message: clash
+      ? `upstream "${name}" is in no toolset, so it would get a toolset of its own name, but toolset "${name}" (at ${clash.where}) exists`
+      : `upstream "${name}" is in no toolset and its name cannot be a toolset name`,
+    hint: "name its tools in a toolset, or rename the upstream",
+  };
+}
+
 /** Each upstream no toolset mentions, as a toolset of its own name with all it offers. */
 export function implicitToolsets(
   upstreams: Iterable<Upstream>,
@@ -45,15 +62,9 @@ export function implicitToolsets(
   const toolsets: Toolset[] = [];
   for (const up of upstreams) {
     if (mentioned.has(up.name)) continue;
-    const clash = drafts.get(up.name);
-    if (clash || nameProblem(up.name)) {
-      errors.push({
-        ...locate(up.where),
-        message: clash
-          ? `upstream "${up.name}" is in no toolset, so it would get a toolset of its own name, but toolset "${up.name}" (at ${clash.where}) exists`
-          : `upstream "${up.name}" is in no toolset and its name cannot be a toolset name`,
-        hint: "name its tools in a toolset, or rename the upstream",
-      });
+    const clash = implicitClash(up.name, up.where, drafts);
+    if (clash) {
+      errors.push(clash);
       continue;
     }
     const members: Member[] = (["tool", "prompt", "resource"] as const).map((kind) => ({

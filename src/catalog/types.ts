@@ -133,4 +133,6 @@ export interface Catalog {
   /** In declaration order (first file first); implicit toolsets after declared ones. */
   readonly toolsets: readonly Toolset[];
   readonly toolset: ReadonlyMap<string, Toolset>;
+  /** What the config says that has no effect, as `FILE:LINE:COL: warning: …` (`check` prints them, `serve` logs them). */
+  readonly warnings?: readonly string[];
 }

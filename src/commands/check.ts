@@ -1,15 +1,14 @@
 /** @module `toolpacks check`: a one-screen summary of a valid config; with `--live`, drift against the real upstreams. */
 import type { Command } from "commander";
 import { requiresText } from "../access.js";
-import type { Inventory } from "../catalog/inventory.js";
+import type { Inventory, UpstreamState } from "../catalog/inventory.js";
 import type { Catalog, Member, Upstream } from "../catalog/types.js";
 import { redact } from "../config/env.js";
 import { everythingSelection } from "../report.js";
 import { resolve } from "../resolve.js";
-import { sharedRef } from "../upstream/instance.js";
 import { liveNameWarnings, staticNameWarnings } from "./check-names.js";
 import { catalogOrExit } from "./common.js";
-import { finish, keysOf, memberMatches, withLive } from "./live.js";
+import { finish, keysOf, memberMatches, undeclaredCapabilities, withLive } from "./live.js";
 
 function describeUpstream(u: Upstream): string {
   const d = u.display;
@@ -41,7 +40,7 @@ export function checkSummary(catalog: Catalog, files: readonly string[]): string
     lines.push(`  ${t.name.padEnd(tw)}  ${flags.join(", ").padEnd(24)}  ${members.join(", ")}`);
   }
   lines.push(...identitySummary(catalog));
-  const warnings = staticNameWarnings(catalog);
+  const warnings = [...(catalog.warnings ?? []), ...staticNameWarnings(catalog)];
   if (warnings.length) lines.push("", "warnings:", ...warnings.map((w) => `  ${w}`));
   return lines.join("\n");
 }
@@ -65,7 +64,13 @@ function identitySummary(catalog: Catalog): string[] {
 /** What the upstreams list now, against what the config names. */
 export interface Drift {
   /** Members that match nothing on their (reachable) upstream: a renamed or removed upstream tool. */
-  readonly missing: readonly { toolset: string; toolsetWhere: string; member: Member }[];
+  readonly missing: readonly {
+    toolset: string;
+    toolsetWhere: string;
+    member: Member;
+    /** Client capabilities its upstream lists it to (which `--live` and sessions do not declare to it). */
+    needs?: readonly string[];
+  }[];
   /** Tools on covered upstreams that no member of any toolset names (they can never be exposed). */
   readonly unclaimed: readonly { upstream: string; tools: readonly string[] }[];
   /** Upstreams that could not be started, initialized or listed. */
@@ -76,15 +81,22 @@ export interface Drift {
   readonly shadowing: readonly string[];
 }
 
-/** Pure: compares the catalog with an inventory of every upstream. */
-export function driftOf(catalog: Catalog, inventory: Inventory): Drift {
+/**
+ * Pure: compares the catalog with an inventory of every upstream. `probed`: what some upstreams list to a
+ * client that declares every capability, so that a member they list only to such clients says so.
+ */
+export function driftOf(catalog: Catalog, inventory: Inventory, probed: Inventory = new Map()): Drift {
   const missing: Drift["missing"][number][] = [];
+  const matches = (m: Member, state: UpstreamState | undefined) =>
+    state?.status === "ready" && keysOf(state, m.kind).some((k) => memberMatches(m, k));
   for (const t of catalog.toolsets) {
     for (const m of t.members) {
       const state = inventory.get(m.upstream);
-      if (!m.required || state?.status !== "ready") continue;
-      if (!keysOf(state, m.kind).some((k) => memberMatches(m, k)))
-        missing.push({ toolset: t.name, toolsetWhere: t.where, member: m });
+      if (!m.required || state?.status !== "ready" || matches(m, state)) continue;
+      const needs = matches(m, probed.get(m.upstream))
+        ? undeclaredCapabilities(catalog.upstreams.get(m.upstream)!)
+        : [];
+      missing.push({ toolset: t.name, toolsetWhere: t.where, member: m, ...(needs.length ? { needs } : {}) });
     }
   }
   const members = catalog.toolsets.flatMap((t) => t.members).filter((m) => m.kind === "tool");
@@ -132,7 +144,11 @@ export function driftReport(
     lines.push("", "members that match nothing now (renamed or removed upstream tools?):");
     for (const m of drift.missing)
       lines.push(
-        `  ${m.member.where}: ${m.member.ref} in toolset ${m.toolset} (at ${m.toolsetWhere}) matches nothing on ${m.member.upstream}`,
+        `  ${m.member.where}: ${m.member.ref} in toolset ${m.toolset} (at ${m.toolsetWhere}) matches nothing on ${m.member.upstream}${
+          m.needs
+            ? `: ${m.member.upstream} lists it only to clients that declare ${m.needs.join(", ")}, which toolpacks declares to this upstream only with roots: in its config or isolation: per-session`
+            : ""
+        }`,
       );
   }
   if (drift.unclaimed.length) {
@@ -168,21 +184,25 @@ export function registerCheck(program: Command): void {
     .option("--allow-missing", "with --live: report missing members and unreachable upstreams, but exit 0")
     .action(async (files: string[], opts: { live?: boolean; allowMissing?: boolean }) => {
       const catalog = catalogOrExit(files);
-      const summary = checkSummary(catalog, files);
-      if (!opts.live) {
-        process.stdout.write(`${summary}\n`);
-        return;
-      }
-      const drift = await withLive(catalog, async ({ pool, inventory }) => {
+      // With --live, at once: what the upstreams say follows (stdout is what it would be in one piece).
+      process.stdout.write(`${checkSummary(catalog, files)}\n`);
+      if (!opts.live) return;
+      const drift = await withLive(catalog, async ({ inventory, refresh, probe }) => {
         const first = driftOf(catalog, inventory);
         // Refresh, then recheck (as serving does): a stale list must not report a member missing.
         const stale = [...new Set(first.missing.map((m) => m.member.upstream))];
         if (!stale.length) return first;
         const fresh = new Map(inventory);
-        for (const u of stale) fresh.set(u, await pool.refresh(sharedRef(u)));
-        return driftOf(catalog, fresh);
+        for (const u of stale) fresh.set(u, await refresh(u));
+        const second = driftOf(catalog, fresh);
+        // An upstream may list a tool only to clients with a capability its sessions' instance lacks: ask it as one.
+        const probed = new Map<string, UpstreamState>();
+        for (const u of new Set(second.missing.map((m) => m.member.upstream))) {
+          if (undeclaredCapabilities(catalog.upstreams.get(u)!).length) probed.set(u, await probe(u));
+        }
+        return probed.size ? driftOf(catalog, fresh, probed) : second;
       });
       const { text, fail } = driftReport(drift, catalog.upstreams.size, opts.allowMissing === true);
-      await finish(`${summary}\n${text}\n`, fail ? 1 : 0);
+      await finish(`${text}\n`, fail ? 1 : 0);
     });
 }

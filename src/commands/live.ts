@@ -1,19 +1,40 @@
 /** @module `--live`: connect to the upstreams once, read what they list, always close them again. */
 import type { Inventory, UpstreamState } from "../catalog/inventory.js";
-import type { Catalog, Member } from "../catalog/types.js";
+import type { Catalog, Member, Upstream } from "../catalog/types.js";
+import { redact } from "../config/env.js";
 import { silentLogger } from "../log.js";
+import { upstreamCapabilities } from "../upstream/capabilities.js";
+import { type InstanceRef, sessionRef, sharedRef } from "../upstream/instance.js";
 import type { UpstreamPool } from "../upstream/pool.js";
 import { VERSION } from "../version.js";
+import { LiveProgress } from "./progress.js";
 
-/** A progress line on stderr, only when stderr is a terminal (never on stdout, never in a pipe or CI log). */
-export function progress(line: string): void {
-  if (process.stderr.isTTY) process.stderr.write(`${line}\n`);
+/**
+ * The instance `--live` reads an upstream through: the kind a session without credentials gets (its own for
+ * `isolation: per-session`, else the shared one), so it declares what that session's instance would
+ * (`upstreamCapabilities`) and is shown the tools that session would be shown.
+ */
+export function liveRef(spec: Upstream): InstanceRef {
+  return spec.isolation === "per-session" ? sessionRef(spec.name, "toolpacks --live") : sharedRef(spec.name);
+}
+
+/** Client capabilities an upstream may list tools by (server-everything's get-roots-list needs roots). */
+const LISTING_CAPABILITIES = ["roots", "sampling", "elicitation"] as const;
+
+/** The capabilities `--live` (and a session's instance) does not declare to this upstream. */
+export function undeclaredCapabilities(spec: Upstream): string[] {
+  const declared = upstreamCapabilities(spec, liveRef(spec).kind);
+  return LISTING_CAPABILITIES.filter((c) => declared[c] === undefined);
 }
 
 export interface Live {
   readonly pool: UpstreamPool;
   /** Every upstream of the catalog, ready or unavailable with its reason. */
   readonly inventory: Inventory;
+  /** Lists an upstream again, through the instance it was read from. */
+  refresh(upstream: string): Promise<UpstreamState>;
+  /** What an upstream lists to a client that declares every capability a session may have (roots too). */
+  probe(upstream: string): Promise<UpstreamState>;
 }
 
 /**
@@ -45,23 +66,40 @@ export async function withLive<T>(catalog: Catalog, use: (live: Live) => Promise
   };
   process.once("SIGINT", onSignal);
   process.once("SIGTERM", onSignal);
+  // A reason may quote a child's stderr, and so a value taken from the environment.
+  const shown = (state: UpstreamState): UpstreamState =>
+    state.status === "ready" ? state : { ...state, reason: redact(state.reason, catalog.secrets) };
+  const refs = new Map([...catalog.upstreams.values()].map((u) => [u.name, liveRef(u)]));
   try {
     const names = [...catalog.upstreams.keys()];
-    progress(`connecting to ${names.length} upstream(s) and listing their tools…`);
-    let done = 0;
+    const progress = new LiveProgress(names);
+    progress.start();
     const states = await Promise.all(
       names.map(async (name) => {
-        const state = (await pool.ensure([name])).get(name)!;
-        done++;
-        progress(
-          `  [${done}/${names.length}] ${name}: ${
-            state.status === "ready" ? `${state.tools.length} tool(s)` : `unavailable: ${state.reason}`
-          }`,
+        const state = shown((await pool.ensure([name], refs)).get(name)!);
+        progress.answered(
+          name,
+          state.status === "ready" ? `${state.tools.length} tool(s)` : `unavailable: ${state.reason}`,
         );
         return [name, state] as const;
       }),
     );
-    return await use({ pool, inventory: new Map<string, UpstreamState>(states) });
+    progress.end();
+    return await use({
+      pool,
+      inventory: new Map<string, UpstreamState>(states),
+      refresh: async (name) => shown(await pool.refresh(refs.get(name) ?? sharedRef(name))),
+      // A per-session instance declares roots too (upstreamCapabilities): what its client would be shown.
+      probe: async (name) => {
+        const ref = sessionRef(name, "toolpacks --live probe");
+        try {
+          return shown((await pool.ensure([name], new Map([[name, ref]]))).get(name)!);
+        } catch (err) {
+          // No instance to spare (max_instances): nothing more is known.
+          return { status: "unavailable", reason: (err as Error).message };
+        }
+      },
+    });
   } finally {
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);

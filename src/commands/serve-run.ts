@@ -4,7 +4,7 @@ import { parsePrincipalJson } from "../auth/requirements.js";
 import type { Catalog } from "../catalog/types.js";
 import { createFront, type Front } from "../door/front.js";
 import { defaultAllowedHosts } from "../http/guard.js";
-import { createHttpHandler } from "../http/handler.js";
+import { createHttpHandler, type HandlerOptions } from "../http/handler.js";
 import { createLogger } from "../log.js";
 import { reloadOn } from "../reload.js";
 import { serveStdio } from "../stdio.js";
@@ -12,8 +12,10 @@ import { killUnadopted } from "../upstream/prespawn.js";
 import { closeAgent } from "../upstream/transport.js";
 import { VERSION } from "../version.js";
 import { toolsetsToolOn } from "./common.js";
+import { insecureBindWarning } from "./serve-bind.js";
 import { serveOAuth } from "./serve-oauth.js";
 import { limitOverrides, type ServeOptions } from "./serve-options.js";
+import { servedRoutes } from "./serve-routes.js";
 import { openServing } from "./serve-state.js";
 
 const OTHER_PORT = "another port: --port N or TOOLPACKS_PORT=N";
@@ -23,6 +25,9 @@ export async function runServe(files: string[], opts: ServeOptions, catalog: Cat
     level: opts.logLevel,
     ...(opts.logFormat ? { format: opts.logFormat } : {}),
   });
+  for (const w of catalog.warnings ?? []) logger.warn(w);
+  const exposed = insecureBindWarning(opts, catalog);
+  if (exposed) logger.warn(exposed);
   const toolsetsTool = toolsetsToolOn(opts.toolsetsTool);
   const name = opts.name ?? catalog.name;
   const serving = await openServing(catalog, name, VERSION, logger);
@@ -101,7 +106,7 @@ export async function runServe(files: string[], opts: ServeOptions, catalog: Cat
 
   const publicHost = opts.publicUrl ? new URL(opts.publicUrl).hostname : undefined;
   const pages = oauth?.oauth.routes();
-  const handler = createHttpHandler(served, {
+  const handlerOptions: Partial<HandlerOptions> = {
     ...(pages ? { oauthPages: pages } : {}),
     path: opts.path,
     maxBodyBytes: Number(opts.maxBodyBytes),
@@ -118,12 +123,14 @@ export async function runServe(files: string[], opts: ServeOptions, catalog: Cat
       : defaultAllowedHosts(opts.host)
         ? { allowedHosts: defaultAllowedHosts(opts.host)! }
         : {}),
-  });
+  };
+  const handler = createHttpHandler(served, handlerOptions);
   const server = createServer((req, res) => {
     void handler(req, res).then((handled) => {
       if (!handled) {
+        const routes = servedRoutes(handlerOptions, served.catalog);
         res.writeHead(404, { "content-type": "application/json" });
-        res.end(JSON.stringify({ error: "not found", routes: [opts.path, "/toolsets", "/healthz"] }));
+        res.end(JSON.stringify({ error: "not found", routes }));
       }
     });
   });

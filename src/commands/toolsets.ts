@@ -8,7 +8,6 @@ import type { Figure, ToolsetsReport } from "../report.js";
 import { everythingSelection, listFigure, toolsetFigures, toolsetsReport } from "../report.js";
 import { type Resolution, resolve, resolveWithRefresh } from "../resolve.js";
 import { type Selection, select } from "../selection.js";
-import { sharedRef } from "../upstream/instance.js";
 import { catalogOrExit, toolsetsToolOn } from "./common.js";
 import { finish, withLive } from "./live.js";
 
@@ -150,12 +149,12 @@ export function registerToolsets(program: Command): void {
         const toolsetsTool = toolsetsToolOn(opts.toolsetsTool);
         // What a session would list beyond its upstreams' tools (serve keeps captured values by default).
         const extra = (r: Resolution) => ownToolDefs(r, toolsetsTool && offersToolsetsTool(r), true);
-        const { report, live } = await withLive(catalog, async ({ pool, inventory }) => {
+        const { report, live } = await withLive(catalog, async ({ inventory, refresh }) => {
           const { resolution, inventory: fresh } = await resolveWithRefresh(
             catalog,
             selection,
             inventory,
-            (u) => pool.refresh(sharedRef(u)),
+            refresh,
           );
           const everything = resolve(catalog, everythingSelection(catalog), fresh);
           const live: LiveCost = {

@@ -1,5 +1,6 @@
 /** @module Reads config files: YAML with positions, schema validation, `${VAR}` interpolation. */
 import { readFileSync } from "node:fs";
+import { isAbsolute } from "node:path";
 import { type Broken, brokenOf, NOTHING_BROKEN, prune } from "./broken.js";
 import { type Env, interpolate, type RefPolicy } from "./env.js";
 import type { ConfigError } from "./errors.js";
@@ -79,6 +80,23 @@ export function loadTexts(texts: readonly TextFile[], env: Env): LoadResult {
   return { ok: errors.length === 0, files, errors };
 }
 
+/**
+ * Why a file could not be read, in words; a relative path that is not there names the working directory it
+ * was looked for in (the command may run somewhere else than the user thinks).
+ */
+export function unreadable(file: string, err: unknown): { message: string; hint?: string } {
+  const code = (err as NodeJS.ErrnoException).code;
+  if ((code === "ENOENT" || code === "ENOTDIR") && !isAbsolute(file)) {
+    return {
+      message: `no such file in the working directory ${process.cwd()}`,
+      hint: "a relative path is read from where toolpacks runs: give the path from there, or an absolute one",
+    };
+  }
+  return {
+    message: code === "ENOENT" ? "no such file" : code === "EISDIR" ? "is a directory" : String(code ?? err),
+  };
+}
+
 /** Reads the files from disk; an unreadable file is an error at 1:1, not a crash. */
 export function loadFiles(paths: readonly string[], env: Env): LoadResult {
   const texts: TextFile[] = [];
@@ -87,10 +105,14 @@ export function loadFiles(paths: readonly string[], env: Env): LoadResult {
     try {
       texts.push({ file, text: readFileSync(file, "utf8") });
     } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      const why =
-        code === "ENOENT" ? "no such file" : code === "EISDIR" ? "is a directory" : String(code ?? err);
-      errors.push({ file, line: 1, col: 1, message: `cannot read config: ${why}` });
+      const { message, hint } = unreadable(file, err);
+      errors.push({
+        file,
+        line: 1,
+        col: 1,
+        message: `cannot read config: ${message}`,
+        ...(hint ? { hint } : {}),
+      });
     }
   }
   const loaded = loadTexts(texts, env);

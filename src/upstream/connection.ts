@@ -12,7 +12,7 @@ import { type Era, EraCache, eraKey } from "./era.js";
 import type { ForwardOptions } from "./forward.js";
 import { EraRefusedError, SessionGoneError, UpstreamUnreachableError } from "./http-answer.js";
 import { type Opening, openChannel } from "./open.js";
-import { refreshFailure, startFailure } from "./start-failure.js";
+import { refreshFailure, startFailure, tellingLine } from "./start-failure.js";
 import type { BuiltTransport } from "./transport.js";
 import { message, sameState, waitForExit, withTimeout } from "./util.js";
 
@@ -266,7 +266,7 @@ export class UpstreamConnection {
       await (channel ? channel.close() : opening.built?.transport.close())?.catch(() => {});
       if (this.closed) return { status: "unavailable", reason: "closed" };
       this.failed();
-      return this.setState(startFailure(err, opening.built?.stderrTail.at(-1), log, this.options.redact));
+      return this.setState(startFailure(err, opening.built?.stderrTail, log, this.options.redact));
     } finally {
       if (this.connecting === opening) this.connecting = undefined;
     }
@@ -280,7 +280,7 @@ export class UpstreamConnection {
   ): void {
     if (!channel || this.channel !== channel) return;
     this.channel = undefined;
-    const tail = built.failure() ?? built.stderrTail.at(-1);
+    const tail = built.failure() ?? tellingLine(built.stderrTail);
     log.warn("upstream closed", tail ? { last_stderr: this.options.redact?.(tail) ?? tail } : {});
     this.failed();
     this.setState({ status: "unavailable", reason: `connection closed${tail ? `: ${tail}` : ""}` });

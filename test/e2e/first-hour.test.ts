@@ -1,7 +1,7 @@
 /** What a newcomer sees when starting the bundled example: the start line, a quiet log, a clear port conflict. */
 import { spawn } from "node:child_process";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { CLI, ROOT, type Served, serve } from "../helpers/proc.js";
+import { CLI, FIXTURE, ROOT, runCli, type Served, serve, tempDir } from "../helpers/proc.js";
 
 let served: Served;
 
@@ -13,8 +13,10 @@ beforeAll(async () => {
     await new Promise((r) => setTimeout(r, 100));
   }
 });
+const tmp = tempDir();
 afterAll(async () => {
   await served?.stop();
+  tmp.cleanup();
 });
 
 test("the start line gives the URL and how to pick another port", () => {
@@ -49,4 +51,27 @@ test("a port already in use is reported with how to pick another", async () => {
   expect(err).toContain(
     `address already in use 127.0.0.1:${port} (is toolpacks already running? another port: --port N or TOOLPACKS_PORT=N)`,
   );
+});
+
+test("check warns of a later file's always: true that the first declaration wins over, naming both places", async () => {
+  const base = tmp.file(
+    "base.yaml",
+    `upstreams:\n  main: { command: node, args: ["${FIXTURE}"] }\ntoolsets:\n  ops:\n    tools: [main/echo]\n`,
+  );
+  const team = tmp.file("team.yaml", "toolsets:\n  ops:\n    always: true\n    tools: [main/add]\n");
+  const r = await runCli(["check", base, team]);
+  expect(r.code).toBe(0);
+  expect(r.stdout).toContain(
+    `\nwarnings:\n  ${team}:3:5: warning: toolset ops: always: true is ignored: its first declaration wins with always: false, the default (at ${base}:4:3)`,
+  );
+});
+
+test("a missing relative config path names the working directory it was looked for in", async () => {
+  const r = await runCli(["check", "packs.yml"], { cwd: tmp.dir });
+  expect(r.code).toBe(1);
+  expect(r.stderr).toContain(
+    `packs.yml:1:1: cannot read config: no such file in the working directory ${tmp.dir} (a relative path is read from where toolpacks runs: give the path from there, or an absolute one)`,
+  );
+  const absolute = await runCli(["check", `${tmp.dir}/packs.yml`]);
+  expect(absolute.stderr).toContain(`${tmp.dir}/packs.yml:1:1: cannot read config: no such file\n`);
 });

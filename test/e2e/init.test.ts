@@ -278,8 +278,11 @@ describe("init --live against real servers", () => {
       /init: fixture-copy and fixture both offer 2 tools: fixture-copy's are renamed with "as:" \(echo as fixture-copy_echo, add as fixture-copy_add\)/,
     );
     expect(r.stderr).toMatch(/the tool names of broken were not compared/);
-    // Not on a terminal: no progress lines.
-    expect(r.stderr).not.toMatch(/connecting to|listing tools of/);
+    // Not on a terminal: a line per server as it answers, and no status line rewritten in place.
+    expect(r.stderr).toContain("connecting to 5 upstreams…\n");
+    expect(r.stderr).toMatch(/^ {2}\[\d\/5\] fixture: \d+ tool\(s\)$/m);
+    expect(r.stderr).toMatch(/^ {2}\[\d\/5\] broken: not reached: /m);
+    expect(r.stderr).not.toMatch(/listing tools of|\r/);
 
     const env = { FIXTURE_TOKEN: "x", WHO_TOKEN: "y" };
     const check = await toolpacks(["check", out], { env });

@@ -12,7 +12,7 @@ import { request as undiciRequest } from "undici";
 import { describe, expect, test } from "vitest";
 import { createToolpacks, loadCatalog } from "../../src/index.js";
 import { perTest } from "../helpers/harness.js";
-import { FIXTURE, rssDuring, runCli, until } from "../helpers/proc.js";
+import { FIXTURE, rssDuring, runCli, serve, until } from "../helpers/proc.js";
 import { initializeRequest, openSession, post, rawStatus, request } from "../helpers/wire.js";
 
 const { tmp, cleanups, start } = perTest();
@@ -180,6 +180,37 @@ describe("binding and origins", () => {
     expect(run.stderr).toMatch(/--allowed-host/);
     expect(run.stderr).toMatch(/auth:/);
     expect(run.stderr).toMatch(/--insecure-bind/);
+  });
+
+  test("serving on a non-loopback address with --insecure-bind warns that anyone on the network can use it", async () => {
+    const file = tmp.file(
+      "insecure.yaml",
+      `upstreams:\n  main: { command: node, args: ["${FIXTURE}", "--tools", "echo"] }\n`,
+    );
+    // 192.0.2.1 is documentation space (TEST-NET-1), no address of this machine: the warning comes before the
+    // listen, which then fails, so nothing is ever bound beyond loopback.
+    const run = await runCli(
+      ["serve", "--host", "192.0.2.1", "--port", "0", "--insecure-bind", "--log-format", "text", file],
+      { env: { TOOLPACKS_INSECURE_BIND: undefined } },
+    );
+    expect(run.stderr).toMatch(
+      /warn +serving on 192\.0\.2\.1 with --insecure-bind, without --allowed-host and without auth: .*anyone on the network can use its upstreams/,
+    );
+    expect(run.stderr).toMatch(/cannot listen/);
+    expect(run.code).toBe(1);
+  });
+
+  test("--insecure-bind on loopback, where it changes nothing, warns of nothing", async () => {
+    const file = tmp.file(
+      "loopback.yaml",
+      `upstreams:\n  main: { command: node, args: ["${FIXTURE}", "--tools", "echo"] }\n`,
+    );
+    const served = await serve([file, "--insecure-bind"]);
+    try {
+      expect(served.stderr()).not.toMatch(/insecure-bind|warn/);
+    } finally {
+      await served.stop();
+    }
   });
 
   test("an Origin is never accepted because it matches the request's own Host (DNS rebinding)", async () => {

@@ -1,7 +1,7 @@
 /** Two replicas behind a real nginx, round-robin: one session's calls land on both, and survive one dying. */
 import { readFileSync } from "node:fs";
 import { afterAll, describe, expect, test } from "vitest";
-import { NGINX, startNginx as startNginxProcess } from "../helpers/nginx.js";
+import { NO_NGINX, startNginx as startNginxProcess } from "../helpers/nginx.js";
 import { FIXTURE, httpClient, type Served, serve, tempDir } from "../helpers/proc.js";
 import { unless } from "../helpers/skip.js";
 
@@ -18,13 +18,7 @@ async function startNginx(backends: string[]) {
   return lb;
 }
 
-// nginx comes from Debian's package, which .ci/run installs; on a machine without it this file cannot run (in CI
-// it runs anyway, and fails).
-const noNginx =
-  NGINX || process.env.CI
-    ? undefined
-    : "nginx is not installed: apt-get install -y nginx-light (.ci/run does), then run this file again";
-describe.skipIf(noNginx !== undefined)(unless(noNginx, "replicas behind nginx"), () => {
+describe.skipIf(NO_NGINX !== undefined)(unless(NO_NGINX, "replicas behind nginx"), () => {
   test("a session survives its calls landing on a replica that did not open it, and that replica dying", async () => {
     const config = tmp.file(
       "packs.yaml",

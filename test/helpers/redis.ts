@@ -4,6 +4,14 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { missingService, onPath } from "./skip.js";
+
+/** Why the tests that start a redis-server cannot run on this machine; undefined when they can. */
+export const NO_REDIS = missingService(
+  onPath("redis-server"),
+  "apt-get install -y redis-server",
+  "redis-server",
+);
 
 export interface RedisServer {
   readonly port: number;

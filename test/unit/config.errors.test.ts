@@ -30,6 +30,50 @@ describe("every config error in one run", () => {
     ]);
   });
 
+  test.each([
+    [
+      "a wrong type in an upstream's other key, and its members' duplicate as:",
+      "upstreams:\n  a: { command: x, call_timeout: slow }\ntoolsets:\n  one: { tools: [{ tool: a/search, as: find }] }\n  two: { tools: [{ tool: a/other, as: find }] }\n",
+      [
+        /^packs\.yaml:2:34: upstreams\.a\.call_timeout must be a number/,
+        /^packs\.yaml:5:26: exposed tool name "find" is used by a\/other \(toolset two\) and by a\/search \(toolset one, at packs\.yaml:4:26\)/,
+      ],
+    ],
+    [
+      "a wrong type in a member's title, and that member's duplicate as:",
+      "upstreams:\n  a: { command: x }\ntoolsets:\n  one: { tools: [{ tool: a/search, as: find, title: 5 }] }\n  two: { tools: [{ tool: a/other, as: find }] }\n",
+      [
+        /^packs\.yaml:4:53: toolsets\.one\.tools\.0\.title must be a string/,
+        /^packs\.yaml:5:26: exposed tool name "find" is used by a\/other/,
+      ],
+    ],
+    [
+      "a wrong type in an upstream's prefix, and its members' duplicate as: (without as: their names are not known)",
+      "upstreams:\n  a: { command: x, prefix: 7 }\ntoolsets:\n  one: { tools: [{ tool: a/search, as: find }, a/x] }\n  two: { tools: [{ tool: a/other, as: find }, a/x] }\n",
+      [
+        /^packs\.yaml:2:28: upstreams\.a\.prefix must be a string/,
+        /^packs\.yaml:5:26: exposed tool name "find"/,
+      ],
+    ],
+    [
+      "a missing variable in a member's title, and that member's duplicate as:",
+      "public_env: [T]\nupstreams:\n  a: { command: x }\ntoolsets:\n  one: { tools: [{ tool: a/search, as: find, title: '${T}' }] }\n  two: { tools: [{ tool: a/other, as: find }] }\n",
+      [/^packs\.yaml:5:53: environment variable T is not set/, /^packs\.yaml:6:26: exposed tool name "find"/],
+    ],
+    [
+      "a wrong type in an upstream no toolset names, and a toolset of its name",
+      "upstreams:\n  fs: { command: x, max_instances: many }\n  b: { command: y }\ntoolsets:\n  fs: { tools: [b/x] }\n",
+      [
+        /^packs\.yaml:2:3: upstream "fs" is in no toolset, so it would get a toolset of its own name, but toolset "fs" \(at packs\.yaml:5:3\) exists/,
+        /^packs\.yaml:2:36: upstreams\.fs\.max_instances must be a whole number/,
+      ],
+    ],
+  ])("a schema error never hides a compile error of the same run: %s", (_, yaml, expected) => {
+    const errors = errorsOf(yaml);
+    // In the file's order: by position.
+    expect(errors).toEqual(expected.map((p) => expect.stringMatching(p)));
+  });
+
   test("members of an upstream whose spec is broken are not reported as undeclared, nor twice", () => {
     const errors = errorsOf(
       "upstreams:\n  a: { command: 5, isolation: nope }\ntoolsets:\n  t: { tools: [a/one, a/two, 'a/bad name'] }\n  u: { tools: [a/one] }\n",

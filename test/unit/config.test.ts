@@ -1,4 +1,5 @@
 import { describe, expect, test } from "vitest";
+import { compileTexts } from "../../src/catalog/load.js";
 import { catalogOf, errorsOf } from "../helpers/catalog.js";
 
 describe("config errors point at the offending node", () => {
@@ -159,6 +160,65 @@ describe("several files", () => {
     };
     const r = errorsOf([base, team]);
     expect(r).toEqual([]);
+  });
+
+  test("every key a later declaration sets that the first one wins over is a warning at that key, naming where the winner is", () => {
+    const first = {
+      file: "base.yaml",
+      text: [
+        "name: base",
+        "state_dir: ./state",
+        "limits: { sessions: 100 }",
+        "state: { max_session_bytes: 1000000 }",
+        "audit: { stderr: true }",
+        "upstreams:",
+        "  u: { command: x }",
+        "toolsets:",
+        "  ops:",
+        "    title: Ops",
+        "    tools: [u/one]",
+        "",
+      ].join("\n"),
+    };
+    const later = {
+      file: "team.yaml",
+      text: [
+        "name: team", // 1
+        "state_dir: ./state", // 2: the same folder (both files are in this one): no warning
+        "limits: { sessions: 50, batch: 10 }", // 3: batch is this file's own
+        "state: { max_session_bytes: 2000000 }", // 4
+        "audit: { stderr: true, subject: digest }", // 5
+        "toolsets:",
+        "  ops:",
+        "    always: true", // 8: the first declaration leaves it at its default
+        "    title: Operations", // 9
+        "    default: true", // 10: what the first declaration has (the default): no warning
+        "    deferred: true", // 11
+        "    tools: [u/two]",
+        "",
+      ].join("\n"),
+    };
+    const r = compileTexts([first, later]);
+    if (!r.ok) throw new Error(r.errors.map((e) => e.message).join("\n"));
+    expect(r.catalog.toolset.get("ops")).toMatchObject({ always: false, title: "Ops", deferred: false });
+    expect(r.catalog.warnings).toEqual([
+      'team.yaml:1:1: warning: name: "team" is ignored: the first file that sets it wins with name: "base" (at base.yaml:1:1) (set it in one file)',
+      "team.yaml:3:11: warning: limits.sessions: 50 is ignored: the first file that sets it wins with limits.sessions: 100 (at base.yaml:3:11) (set it in one file)",
+      "team.yaml:4:10: warning: state.max_session_bytes: 2000000 is ignored: the first file that sets it wins with state.max_session_bytes: 1000000 (at base.yaml:4:10) (set it in one file)",
+      'team.yaml:5:24: warning: audit.subject: "digest" is ignored: audit: of the first file that has it wins with audit.subject: "plain", the default (at base.yaml:5:1) (write audit: in one file)',
+      "team.yaml:8:5: warning: toolset ops: always: true is ignored: its first declaration wins with always: false, the default (at base.yaml:9:3) (the first declaration describes a toolset: set always there, or remove it here)",
+      'team.yaml:9:5: warning: toolset ops: title: "Operations" is ignored: its first declaration wins with title: "Ops" (at base.yaml:10:5) (the first declaration describes a toolset: set title there, or remove it here)',
+      "team.yaml:11:5: warning: toolset ops: deferred: true is ignored: its first declaration wins with deferred: false, the default (at base.yaml:9:3) (the first declaration describes a toolset: set deferred there, or remove it here)",
+    ]);
+  });
+
+  test("a later declaration that repeats what the first says, or adds only members, warns of nothing", () => {
+    const team = {
+      file: "team.yaml",
+      text: "toolsets:\n  sandboxes:\n    title: Sandboxes\n    default: true\n    tools: [u/stop]\n",
+    };
+    const r = compileTexts([base, team]);
+    expect(r.ok && r.catalog.warnings).toBeUndefined();
   });
 
   test("an upstream declared twice with different specs is an error; the same spec twice is not", () => {

@@ -237,6 +237,25 @@ describe("names", () => {
     expect(convert({ mcpServers: { one: { command: "x" } } }).text).not.toMatch(/same tool name/);
   });
 
+  test("init warns when it copies npx without -y, which gives up where toolpacks starts it, and says how to fix it", () => {
+    const { plan } = convert({
+      mcpServers: {
+        asks: { command: "npx", args: ["@modelcontextprotocol/server-github"] },
+        "asks-too": { command: "C:\\Program Files\\nodejs\\npx.cmd", args: ["server-x@1.0.0"] },
+        exec: { command: "npm", args: ["exec", "server-y"] },
+        yes: { command: "npx", args: ["-y", "@modelcontextprotocol/server-memory"] },
+        "yes-long": { command: "npx", args: ["--yes", "server-z"] },
+        "yes-env": { command: "npx", args: ["server-z"], env: { npm_config_yes: "true" } },
+        "exec-yes": { command: "npm", args: ["exec", "--yes", "server-y"] },
+        installed: { command: "mcp-server-memory" },
+      },
+    });
+    const warned = plan.warnings.filter((w) => w.includes("no YES option"));
+    expect(warned.map((w) => w.split(":")[0])).toEqual(["asks", "asks-too", "exec"]);
+    expect(warned[0]).toContain("Write npx -y");
+    expect(warned[2]).toContain("Write npm exec --yes");
+  });
+
   test("sanitized names never collide with names already given", () => {
     const taken = new Set(["a-b", "a-b-2"]);
     expect(upstreamName("a b", taken)).toBe("a-b-3");
@@ -489,6 +508,36 @@ const SHAPES: [string, Shape][] = [
       env: ["SQL_CONN", "Server=db;User Id=sa;Password=S3cret!;"],
       out: "Server=db;User Id=sa;Password=${SQL_PASSWORD};",
       vars: ["SQL_PASSWORD"],
+    },
+  ],
+  [
+    "SharedAccessKey= after a Service Bus endpoint URL",
+    {
+      env: [
+        "AZURE_SERVICEBUS_CONNECTION_STRING",
+        "Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=RootManageSharedAccessKey;SharedAccessKey=k3y",
+      ],
+      out: "Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=RootManageSharedAccessKey;SharedAccessKey=${AZURE_SERVICEBUS_SHARED_ACCESS_KEY}",
+      vars: ["AZURE_SERVICEBUS_SHARED_ACCESS_KEY"],
+    },
+  ],
+  [
+    "a SAS token under SharedAccessSignature= is one secret",
+    {
+      env: [
+        "AZURE_STORAGE_CONNECTION_STRING",
+        "BlobEndpoint=https://acct.blob.core.windows.net/;SharedAccessSignature=sv=2022-11-02&ss=b&sp=rl&sig=abc%2Bdef%3D",
+      ],
+      out: "BlobEndpoint=https://acct.blob.core.windows.net/;SharedAccessSignature=${AZURE_STORAGE_SHARED_ACCESS_SIGNATURE}",
+      vars: ["AZURE_STORAGE_SHARED_ACCESS_SIGNATURE"],
+    },
+  ],
+  [
+    "sig= of a bare SAS token",
+    {
+      env: ["AZURE_SAS", "sv=2022-11-02&ss=b&srt=sco&sp=rl&se=2030-01-01T00:00:00Z&sig=abc%2Bdef%3D"],
+      out: "sv=2022-11-02&ss=b&srt=sco&sp=rl&se=2030-01-01T00:00:00Z&sig=${AZURE_SAS_SIG}",
+      vars: ["AZURE_SAS_SIG"],
     },
   ],
   // Keys in query strings and paths.
@@ -839,6 +888,75 @@ describe("detection", () => {
       expect(() => new URL(written as string)).not.toThrow();
     }
   });
+});
+
+/** Connection strings of Azure and its kin, each with every key-like part it holds (a key, a signature, a password). */
+const CONNECTION_STRINGS: [string, string, string[]][] = [
+  [
+    "Service Bus",
+    "Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=RootManageSharedAccessKey;SharedAccessKey=sbKeyValue0=",
+    ["sbKeyValue0="],
+  ],
+  [
+    "Event Hubs, with its entity",
+    "Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=send;SharedAccessKey=ehKey1;EntityPath=hub",
+    ["ehKey1"],
+  ],
+  [
+    "Storage account",
+    "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=c3RvcmFnZUtleQ==;EndpointSuffix=core.windows.net",
+    ["c3RvcmFnZUtleQ=="],
+  ],
+  [
+    "Storage with a SAS",
+    "BlobEndpoint=https://acct.blob.core.windows.net/;QueueEndpoint=https://acct.queue.core.windows.net/;SharedAccessSignature=sv=2022-11-02&ss=bq&sp=rl&sig=sasSig%2B1%3D",
+    ["sv=2022-11-02&ss=bq&sp=rl&sig=sasSig%2B1%3D"],
+  ],
+  ["a bare SAS token", "?sv=2022-11-02&ss=b&sp=r&sig=bareSig%2F2%3D", ["bareSig%2F2%3D"]],
+  [
+    "Cosmos DB",
+    "AccountEndpoint=https://acct.documents.azure.com:443/;AccountKey=Y29zbW9zS2V5==;",
+    ["Y29zbW9zS2V5=="],
+  ],
+  [
+    "IoT Hub",
+    "HostName=hub.azure-devices.net;SharedAccessKeyName=iothubowner;SharedAccessKey=aW90S2V5",
+    ["aW90S2V5"],
+  ],
+  ["SignalR", "Endpoint=https://x.service.signalr.net;AccessKey=c2lnbmFs;Version=1.0;", ["c2lnbmFs"]],
+  [
+    "App Configuration",
+    "Endpoint=https://x.azconfig.io;Id=abc-l0-s0:XyZ;Secret=YXBwY29uZg==",
+    ["YXBwY29uZg=="],
+  ],
+  [
+    "Azure Cache for Redis (StackExchange)",
+    "x.redis.cache.windows.net:6380,password=cmVkaXM=,ssl=True,abortConnect=False",
+    ["cmVkaXM="],
+  ],
+  [
+    "SQL, with a password holding & and =",
+    "Server=tcp:x.database.windows.net,1433;Initial Catalog=db;User ID=me;Password=p&ss=w0rd;Encrypt=True",
+    ["p&ss=w0rd"],
+  ],
+];
+
+describe("connection strings", () => {
+  test.each(CONNECTION_STRINGS)(
+    "every key-like part of a connection string becomes a ${VAR}, and the rest stays as written: %s",
+    (_, value, secrets) => {
+      const { plan, text } = convert({ mcpServers: { az: { command: "npx", env: { AZ_CONN: value } } } });
+      const written = plan.upstreams[0]!.spec.env!.AZ_CONN!;
+      for (const secret of secrets) expect(text).not.toContain(secret);
+      expect([...plan.variables.values()].map((v) => v.value)).toEqual(secrets);
+      // What is not a secret is copied: only the secrets' places hold references.
+      let expected = value;
+      for (const v of plan.variables.values()) expected = expected.replace(v.value!, `\${${v.name}}`);
+      expect(written).toBe(expected);
+      const env = Object.fromEntries([...plan.variables.values()].map((v) => [v.name, v.value!]));
+      expect(resolved(text, env).upstreams.get("az")!.env.AZ_CONN).toBe(value);
+    },
+  );
 });
 
 describe("variable names", () => {

@@ -117,7 +117,11 @@ const SCHEME = /^(Bearer|Basic|Token|Bot|Digest|ApiKey)(\s+)(\S+)$/i;
 const SCHEME_CREDENTIAL = /^(?=.*[0-9._~+/=-])\S{6,}$/;
 const BOOLEAN = /^(true|false|yes|no|on|off|enabled|disabled|none|null)$/i;
 const PATH = /^(?:(?:~|\.{1,2})?\/|[A-Za-z]:[\\/])[^\s:]*$/;
-const URL_ANYWHERE = /[A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s"'<>`|\\^\]]+/g;
+/**
+ * A URL ends where a connection string's next field starts (`Endpoint=sb://h/;SharedAccessKey=…`): the fields
+ * after it are pairs of their own, not a path segment of the URL.
+ */
+const URL_ANYWHERE = /[A-Za-z][A-Za-z0-9+.-]*:\/\/(?:(?!;\s*(?:[A-Za-z_][\w .-]*=|$))[^\s"'<>`|\\^\]])+/g;
 const REFERENCE = /\$\{[^}]*\}/g;
 
 /** Query parameters that carry credentials besides secret-named ones (`sig`, `X-Amz-Signature`, `code`). */
@@ -191,6 +195,36 @@ function runFindings(text: string, from: number): Finding[] {
   return out;
 }
 
+/** Where a pair's value ends, by what separates it from the pair before it (see `pairFindings`). */
+const VALUE_END: Record<string, RegExp> = {
+  field: /;|\s|,(?=\s*[A-Za-z_][\w.-]*\s*=)/,
+  query: /[&;#\s]/,
+  list: /[,;&\s]/,
+};
+
+/**
+ * The secret-named `key=value` pairs of a text. A pair after the start, a `;` or white space is a field of a
+ * connection string (`Server=db;Password=…`, `Endpoint=…;SharedAccessKey=…`): its value is all of it up to the
+ * next `;`, so a value holding `=` or `&` (a SAS token under `SharedAccessSignature=`) is one secret. A pair after
+ * `&` or `?` is a query parameter (a bare SAS token, `sv=…&sig=…`), ending at the next `&`; after `,`, an item of
+ * a list. Pairs inside a value are found too (a secret field's own are then part of it).
+ */
+function pairFindings(text: string): Finding[] {
+  const out: Finding[] = [];
+  for (const m of text.matchAll(/(?<=^|[;,&?\s])([A-Za-z_][\w.-]*)\s*=\s*/g)) {
+    const key = m[1]!;
+    if (!isSecretParam(key)) continue;
+    const before = m.index > 0 ? text[m.index - 1]! : "";
+    const kind = before === "&" || before === "?" ? "query" : before === "," ? "list" : "field";
+    const start = m.index + m[0].length;
+    const rest = text.slice(start);
+    const length = rest.search(VALUE_END[kind]!);
+    const end = start + (length < 0 ? rest.length : length);
+    if (end > start) out.push({ start, end, part: { kind: "param", key } });
+  }
+  return out;
+}
+
 const overlaps = (a: Finding, list: readonly Finding[]) =>
   list.some((b) => a.start < b.end && b.start < a.end);
 
@@ -212,11 +246,7 @@ function scan(value: string): Finding[] {
   const add = (f: Finding) => {
     if (!overlaps(f, found)) found.push(f);
   };
-  for (const m of text.matchAll(/(?<=^|[;,\s])([A-Za-z_][\w.-]*)\s*=\s*([^;,&\s]+)/g)) {
-    const start = m.index + m[0].length - m[2]!.length;
-    const f: Finding = { start, end: start + m[2]!.length, part: { kind: "param", key: m[1]! } };
-    if (isSecretKey(m[1]!) && !overlaps(f, urls)) add(f);
-  }
+  for (const f of pairFindings(text)) if (!overlaps(f, urls)) add(f);
   for (const m of text.matchAll(SHAPE_ANYWHERE))
     add({ start: m.index, end: m.index + m[0].length, part: { kind: "token" } });
   let last = 0;

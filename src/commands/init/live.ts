@@ -3,6 +3,7 @@ import { compileTexts } from "../../catalog/load.js";
 import { formatConfigError } from "../../config/errors.js";
 import { silentLogger } from "../../log.js";
 import { VERSION } from "../../version.js";
+import { LiveProgress } from "../progress.js";
 import { renderPacks } from "./render.js";
 import { oneLine } from "./text.js";
 import type { InitPlan, Listing, UpstreamPlan, Variable } from "./types.js";
@@ -21,7 +22,6 @@ export function mask(text: string, variables: ReadonlyMap<string, Variable>): st
 export async function listLive(
   plan: InitPlan,
   file: string,
-  progress: (line: string) => void,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<Map<string, Listing>> {
   const result = new Map<string, Listing>();
@@ -51,11 +51,11 @@ export async function listLive(
     clientVersion: VERSION,
     logger: silentLogger,
   });
-  progress(`connecting to ${reachable.length} upstream${reachable.length === 1 ? "" : "s"}…`);
+  const progress = new LiveProgress(reachable.map((u) => u.name));
+  progress.start();
   try {
     await Promise.all(
       reachable.map(async (u) => {
-        progress(`listing tools of ${u.name}…`);
         const state = (await pool.ensure([u.name])).get(u.name);
         if (state?.status === "ready") {
           result.set(u.name, {
@@ -65,14 +65,15 @@ export async function listLive(
             resources: state.resources.length,
             templates: state.templates.length,
           });
-          progress(`${u.name}: ${state.tools.length} tool(s)`);
+          progress.answered(u.name, `${state.tools.length} tool(s)`);
         } else {
           const reason = oneLine(mask(state?.reason ?? "not started", plan.variables), 300);
           result.set(u.name, { ok: false, reason });
-          progress(`${u.name}: not reached: ${reason}`);
+          progress.answered(u.name, `not reached: ${reason}`);
         }
       }),
     );
+    progress.end();
   } finally {
     await pool.close();
     await closeAgent();

@@ -64,6 +64,30 @@ function fillSpec(spec: UpstreamPlan["spec"], f: (s: string) => string): Upstrea
 }
 
 /**
+ * Why a command may fail where toolpacks starts it: npx (or `npm exec`) without `-y` asks before it installs a
+ * package it does not have, and with no terminal to ask on it gives up ("npx canceled due to missing packages
+ * and no YES option"). Undefined when the command says yes (`-y`, `--yes`, `npm_config_yes`) or is not npx.
+ */
+function npxWithoutYes(
+  command: string,
+  args: readonly string[],
+  env: ReadonlyMap<string, string>,
+): string | undefined {
+  const program = command
+    .trim()
+    .split(/[\\/]/)
+    .at(-1)!
+    .replace(/\.(cmd|exe)$/i, "")
+    .toLowerCase();
+  const npmExec = program === "npm" && ["exec", "x"].includes(args[0] ?? "");
+  if (program !== "npx" && !npmExec) return undefined;
+  if (args.some((a) => /^(-y|--yes(=true)?)$/.test(a))) return undefined;
+  if (/^(true|1|yes)$/i.test(env.get("npm_config_yes") ?? env.get("NPM_CONFIG_YES") ?? "")) return undefined;
+  const how = npmExec ? `npm ${args[0]} --yes` : "npx -y";
+  return `its command is ${npmExec ? `npm ${args[0]}` : "npx"} without ${npmExec ? "--yes" : "-y"}: toolpacks starts it with no terminal, where it cannot ask to install a package it does not have and gives up ("npx canceled due to missing packages and no YES option"). Write ${how} (pin the version, pkg@1.2.3: it runs whatever the registry holds under that name), or install the package and use its own command`;
+}
+
+/**
  * The pure conversion: a parsed client config → what to write. Throws InitInputError when it holds no servers.
  * `source` names the client file in comments and messages.
  */
@@ -160,6 +184,9 @@ export function planInit(config: unknown, source: string): InitPlan {
         for (const [k, v] of env) spec.env[k] = ctx.env(k, v, `${name} env ${k}`);
       }
       if (typeof entry.cwd === "string" && entry.cwd) spec.cwd = ctx.value(entry.cwd, `${name} cwd`);
+      const rawArgs = Array.isArray(entry.args) ? entry.args.map(String) : [];
+      const npx = npxWithoutYes(command!, rawArgs, new Map(env));
+      if (npx) plan.warnings.push(`${name}: ${npx}`);
       if (rawUrl !== undefined) notes.push("the client file also gives a url; this upstream uses command");
       if (entry.headers !== undefined) notes.push("not carried over: headers (they apply to url servers)");
     }

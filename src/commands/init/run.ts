@@ -2,6 +2,7 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { resolve as resolvePath } from "node:path";
 import { formatConfigError } from "../../config/errors.js";
+import { unreadable } from "../../config/load.js";
 import { listLive, mask } from "./live.js";
 import { planInit } from "./plan.js";
 import { InitInputError, parseClientConfig } from "./read.js";
@@ -28,10 +29,8 @@ export async function runInit(opts: InitOptions): Promise<void> {
   try {
     text = readFileSync(opts.from, "utf8");
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    const why =
-      code === "ENOENT" ? "no such file" : code === "EISDIR" ? "is a directory" : String(code ?? err);
-    return fail(`cannot read ${opts.from}: ${why}`, 1);
+    const { message, hint } = unreadable(opts.from, err);
+    return fail(`cannot read ${opts.from}: ${message}${hint ? ` (${hint})` : ""}`, 1);
   }
   let plan: InitPlan;
   try {
@@ -43,14 +42,14 @@ export async function runInit(opts: InitOptions): Promise<void> {
   const out = resolvePath(opts.output);
   if (existsSync(out) && !opts.force) return fail(`${opts.output} exists; pass --force to overwrite it`, 2);
 
-  const tty = process.stderr.isTTY === true;
-  const progress = (line: string) => {
-    if (tty) process.stderr.write(`${line}\n`);
-  };
+  // What the client file alone says comes at once, before --live waits for the servers.
+  for (const s of plan.skipped)
+    process.stderr.write(`init: skipped ${JSON.stringify(s.original)}: ${s.reason}\n`);
+  for (const w of plan.warnings) process.stderr.write(`init: ${w}\n`);
   let live: Map<string, Listing> | undefined;
   if (opts.live) {
     try {
-      live = await listLive(plan, out, progress);
+      live = await listLive(plan, out);
     } catch (err) {
       return fail((err as Error).message, 1);
     }
@@ -72,9 +71,6 @@ export async function runInit(opts: InitOptions): Promise<void> {
     return fail(`cannot write ${opts.output}: ${code ?? (err as Error).message}`, 1);
   }
 
-  for (const s of plan.skipped)
-    process.stderr.write(`init: skipped ${JSON.stringify(s.original)}: ${s.reason}\n`);
-  for (const w of plan.warnings) process.stderr.write(`init: ${w}\n`);
   for (const [name, l] of live ?? []) {
     if (!l.ok)
       process.stderr.write(`init: ${name} was not reached (${l.reason}); it has no toolset of its own\n`);

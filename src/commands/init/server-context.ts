@@ -66,7 +66,7 @@ export class ServerContext {
           ? "TOKEN"
           : part.kind === "path"
             ? "URL_KEY"
-            : envName(part.key);
+            : envName(part.key.replace(/([a-z0-9])([A-Z])/g, "$1_$2"));
     const stem = owner.kind === "none" ? P : base.replace(ADDRESS_SUFFIX, "");
     return withPrefix(`${stem || P}_${what}`);
   }
