@@ -28,6 +28,8 @@ export class HttpIdentity {
     /** Query keys that are not toolset names (`serve --ignore-query-key`). */
     private readonly ignoreKeys: readonly string[] = [],
     private readonly fetchFn?: typeof fetch,
+    /** A limit of the resource server was reached (`introspections`): counted in toolpacks_limit_hits_total. */
+    private readonly onLimit?: (limit: string) => void,
   ) {}
 
   /**
@@ -44,6 +46,7 @@ export class HttpIdentity {
         ? createAuthenticator(catalog.auth, {
             logger: this.logger,
             ...(this.fetchFn ? { fetch: this.fetchFn } : {}),
+            ...(this.onLimit ? { onLimit: this.onLimit } : {}),
           })
         : undefined;
     }
@@ -97,13 +100,13 @@ export class HttpIdentity {
   }
 
   /**
-   * Who a request is where a token is optional (the OAuth pages): the principal of the valid token it carries,
-   * else undefined. Never answers the request.
+   * Who a request is where a token is optional (the OAuth pages): the principal of a valid `Authorization`
+   * value (the request's header, or a token an administrator posted), else undefined. Never answers the request.
    */
-  async identify(catalog: Catalog, req: IncomingMessage): Promise<Principal | undefined> {
+  async identify(catalog: Catalog, authorization: string | undefined): Promise<Principal | undefined> {
     const auth = this.authFor(catalog);
-    if (!auth || !req.headers.authorization) return undefined;
-    const r = await auth.authenticate(req.headers, {});
+    if (!auth || !authorization) return undefined;
+    const r = await auth.authenticate({ authorization }, {});
     return r.ok ? r.principal : undefined;
   }
 

@@ -78,7 +78,9 @@ export function createHttpHandler(gateway: Gateway, partial: Partial<HandlerOpti
     limits: table.limits,
   });
   const log = gateway.logger;
-  const identity = new HttpIdentity(log, options.path, gateway.options.ignoreKeys);
+  const identity = new HttpIdentity(log, options.path, gateway.options.ignoreKeys, undefined, (limit) =>
+    gateway.metrics.limited.inc({ limit }),
+  );
 
   async function post(
     req: IncomingMessage,
@@ -267,8 +269,8 @@ export function createHttpHandler(gateway: Gateway, partial: Partial<HandlerOpti
       } else if (options.oauthPages && path.startsWith("/oauth/")) {
         // Open without a token (a browser has none); a valid one, when sent, says whom the start page acts for.
         const problem = rebindingProblem(req, options.allowedHosts, options.allowedOrigins);
-        const who = problem ? undefined : await identity.identify(gateway.catalog, req);
-        await serveOAuth(req, res, url, options.oauthPages, who, problem);
+        const identify = (a: string | undefined) => identity.identify(gateway.catalog, a);
+        await serveOAuth(req, res, url, options.oauthPages, identify, problem);
       } else await guarded(req, res, path, query);
     } catch (err) {
       log.error("request failed", {
