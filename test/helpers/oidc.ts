@@ -108,6 +108,7 @@ export async function startIssuer(options: IssuerOptions): Promise<TestIssuer> {
         AuthorizationCode: 60,
         Grant: 3600,
         Interaction: 600,
+        RefreshToken: 3600,
         Session: 3600,
       },
       pkce: { required: () => true },
