@@ -1,6 +1,7 @@
 /**
- * @module The audit log: one JSON line per tool call (who, what, where, how it ended), appended to a file or
- * written to stderr; and how a subject is written everywhere (as is, or as a digest). Never a token.
+ * @module The audit log: one JSON line per tool call (who, what, where, how it ended) and per change of an
+ * upstream OAuth grant, appended to a file or written to stderr; and how a subject is written everywhere (as is,
+ * or as a digest). Never a token.
  */
 import { createHash } from "node:crypto";
 import { createWriteStream, type WriteStream } from "node:fs";
@@ -25,6 +26,20 @@ export interface AuditEntry {
   readonly request_id?: string;
   /** Only with `audit.arguments: true`. */
   readonly arguments?: unknown;
+}
+
+/** A change of an upstream OAuth grant (SPEC §11.7), as the audit log writes it (after `time`). */
+export interface GrantAuditEntry {
+  readonly event: "oauth_grant";
+  readonly upstream: string;
+  readonly mode: "shared" | "per-user";
+  readonly action: "authorized" | "dropped";
+  /** Whose grant: the principal's subject (as configured); null for a shared upstream's, the deployment's. */
+  readonly subject: string | null;
+  /** Who made it: the subject that started the flow, "toolpacks login" (the operator), or null (toolpacks dropped it). */
+  readonly by: string | null;
+  readonly via: "page" | "login" | "toolpacks";
+  readonly reason?: string;
 }
 
 /** What a session's calls need of the audit log (the gateway's `AuditLog`; tests use fakes). */
@@ -67,10 +82,15 @@ export class AuditLog implements CallAudit {
 
   subjectOf(principal: Principal | undefined): string | undefined {
     if (!principal) return undefined;
-    return this.settings.subject === "digest" ? subjectDigest(principal.subject) : principal.subject;
+    return this.named(principal.subject);
   }
 
-  record(entry: AuditEntry): void {
+  /** A subject as logs, metrics and the audit log write it. */
+  named(subject: string): string {
+    return this.settings.subject === "digest" ? subjectDigest(subject) : subject;
+  }
+
+  record(entry: AuditEntry | GrantAuditEntry): void {
     const sink = this.settings.sink;
     if (!sink) return;
     const line = `${JSON.stringify({ time: new Date().toISOString(), ...entry })}\n`;

@@ -93,6 +93,7 @@ export function createAuthenticator(config: AuthConfig, deps: AuthDeps = {}): Au
       now,
       closing: closing.signal,
       ...(deps.logger ? { logger: deps.logger } : {}),
+      ...(deps.onLimit ? { onLimit: deps.onLimit } : {}),
     });
 
   const unauthorized = (
@@ -184,7 +185,7 @@ export function createAuthenticator(config: AuthConfig, deps: AuthDeps = {}): Au
           status: 503,
           error: "temporarily_unavailable",
           description: v.description,
-          retryAfter: Math.ceil(JWKS_COOLDOWN_MS / 1000),
+          retryAfter: v.retryAfter ?? Math.ceil(JWKS_COOLDOWN_MS / 1000),
         };
       }
       return unauthorized("invalid_token", v.description, options.scopes);

@@ -1,7 +1,11 @@
-/** @module Opaque tokens checked by RFC 7662 introspection; concurrent checks of one token share one request. */
+/**
+ * @module Opaque tokens checked by RFC 7662 introspection: concurrent checks of one token share one request, and
+ * requests are bounded (introspection-gate.ts): made-up tokens cost the authorization server a bounded number.
+ */
 import { createHash } from "node:crypto";
 import { claimValues, principalFromClaims } from "./claims.js";
 import { AuthServerError, fetchJson } from "./fetch-json.js";
+import { IntrospectionGate, type IntrospectionLimits } from "./introspection-gate.js";
 import { CLOCK_SKEW_S, type Verdict } from "./jwt.js";
 import type { AuthLogger, IntrospectionConfig } from "./types.js";
 
@@ -13,6 +17,9 @@ export interface IntrospectorOptions {
   readonly now: () => number;
   readonly closing: AbortSignal;
   readonly logger?: AuthLogger;
+  /** A limit of SPEC §7.6 was reached ("introspections"): counted by the caller. */
+  readonly onLimit?: (limit: string) => void;
+  readonly limits?: IntrospectionLimits;
 }
 
 export interface Introspector {
@@ -33,6 +40,26 @@ export function createIntrospector(o: IntrospectorOptions): Introspector {
     `${formEncode(o.config.client_id)}:${formEncode(o.config.client_secret)}`,
   ).toString("base64");
   let requests = 0;
+  const gate = new IntrospectionGate(o.now, o.limits);
+  let warned = Number.NEGATIVE_INFINITY;
+  /** Past the rate: 503 with Retry-After, said at warn once a minute; the token itself is not judged. */
+  const limited = (): Verdict => {
+    o.onLimit?.("introspections");
+    const loud = o.now() - warned >= 60_000;
+    if (loud) warned = o.now();
+    o.logger?.[loud ? "warn" : "debug"](
+      "auth: too many tokens to introspect; refused until the rate allows",
+      {
+        limit: "introspections",
+      },
+    );
+    return {
+      ok: false,
+      unavailable: true,
+      retryAfter: gate.retryAfter,
+      description: "too many tokens are being checked now: try again shortly",
+    };
+  };
 
   async function ask(token: string): Promise<Verdict> {
     requests++;
@@ -89,9 +116,18 @@ export function createIntrospector(o: IntrospectorOptions): Introspector {
     },
     check(token) {
       const key = createHash("sha256").update(token).digest("base64url");
+      const known = gate.refusal(key);
+      if (known !== undefined) return Promise.resolve(refuse(known));
       const pending = inflight.get(key);
       if (pending) return pending;
-      const p = ask(token);
+      if (!gate.take()) return Promise.resolve(limited());
+      const p = gate
+        .run(() => ask(token))
+        .then((v) => {
+          // A verdict on the token is remembered; "cannot check now" is not.
+          if (!v.ok && !v.unavailable) gate.refused(key, v.description);
+          return v;
+        });
       inflight.set(key, p);
       void p.finally(() => inflight.delete(key));
       return p;

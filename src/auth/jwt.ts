@@ -29,7 +29,13 @@ const ACCEPTED_TYP = new Set(["at+jwt", "application/at+jwt", "jwt", "applicatio
 
 export type Verdict =
   | { readonly ok: true; readonly principal: Principal; readonly expiresAt?: number }
-  | { readonly ok: false; readonly unavailable: boolean; readonly description: string };
+  | {
+      readonly ok: false;
+      readonly unavailable: boolean;
+      readonly description: string;
+      /** Unavailable: seconds until trying again makes sense (default: the JWKS cooldown). */
+      readonly retryAfter?: number;
+    };
 
 const refuse = (description: string): Verdict => ({ ok: false, unavailable: false, description });
 

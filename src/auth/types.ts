@@ -104,4 +104,6 @@ export interface AuthDeps {
   /** Milliseconds since the epoch. */
   readonly now?: () => number;
   readonly logger?: AuthLogger;
+  /** A limit of SPEC §7.6 was reached (`introspections`): for `toolpacks_limit_hits_total`. */
+  readonly onLimit?: (limit: string) => void;
 }

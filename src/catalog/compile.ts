@@ -12,7 +12,7 @@ import { auditOf, requirementsOf } from "./identity.js";
 import { limitsOf } from "./limits.js";
 import { type Declared, makeMember, sameMember } from "./members.js";
 import { NAME_RULE, nameProblem, parseRef } from "./names.js";
-import { perUserWithoutAuth } from "./oauth.js";
+import { adminErrors, perUserWithoutAuth } from "./oauth.js";
 import { overriddenWarnings } from "./overridden.js";
 import { statePlanOf, tracingPlanOf } from "./settings.js";
 import { stateDirOf } from "./state-dir.js";
@@ -102,6 +102,7 @@ export function compile(files: readonly LoadedFile[], options: CompileOptions = 
   if (knowsMentions) errors.push(...implicitErrors);
   if (auth) errors.push(...forwardedTokenErrors(upstreams.values()));
   else if (!files.some((f) => f.config.auth)) errors.push(...perUserWithoutAuth(upstreams.values()));
+  errors.push(...adminErrors(files, auth));
   const finalUpstreams = new Map([...upstreams].map(([k, u]) => [k, { ...u, covered: mentioned.has(k) }]));
   errors.push(
     ...checkCollisions(named, (u) =>

@@ -1,4 +1,6 @@
 /** @module An upstream's `oauth:` block compiled: what the schema cannot say (cross-field rules, the transport). */
+import { tokenSubject } from "../auth/static-tokens.js";
+import type { AuthConfig } from "../auth/types.js";
 import { type ConfigError, locate } from "../config/errors.js";
 import type { LoadedFile } from "../config/load.js";
 import type { UpstreamSpec } from "../config/types.js";
@@ -64,6 +66,58 @@ export function perUserWithoutAuth(upstreams: Iterable<Upstream>): ConfigError[]
       message: `upstream "${up.name}" is oauth mode per-user, but toolpacks does not know who is asking (no auth:)`,
       hint: "add auth: with tokens (each with a subject), or use mode: shared",
     });
+  }
+  return errors;
+}
+
+/**
+ * A shared upstream's `admins` name identities `auth:` can prove: `static:SUBJECT`, a token of `auth.tokens` with
+ * that subject; `oauth:SUB`, a user of `auth.oauth`'s issuer. An administrator nobody can be would lock the start
+ * page shut without a word.
+ */
+export function adminErrors(files: readonly LoadedFile[], auth: AuthConfig | undefined): ConfigError[] {
+  const errors: ConfigError[] = [];
+  const subjects = new Set(
+    (auth?.tokens ?? []).map((t) =>
+      typeof t === "string" ? tokenSubject(t) : (t.subject ?? tokenSubject(t.token)),
+    ),
+  );
+  for (const { source, config, broken, unresolved } of files) {
+    for (const [key, spec] of Object.entries(config.upstreams ?? {})) {
+      const path = ["upstreams", key, "oauth", "admins"];
+      const admins: unknown = spec?.oauth?.admins;
+      if (!Array.isArray(admins) || broken.within(path) || unresolved.within(path)) continue;
+      admins.forEach((a, i) => {
+        if (typeof a !== "string") return;
+        const at = [...path, i];
+        if (!auth)
+          errors.push(
+            source.error(
+              at,
+              `upstreams.${key}.oauth.admins needs auth: (without it nobody signs in)`,
+              "add auth:, or authorize with toolpacks login",
+            ),
+          );
+        else if (a.startsWith("static:") && !subjects.has(a.slice(7)))
+          errors.push(
+            source.error(
+              at,
+              `no token of auth.tokens has the subject ${JSON.stringify(a.slice(7))}`,
+              subjects.size
+                ? `subjects: ${[...subjects].join(", ")}`
+                : "give the administrator's token a subject",
+            ),
+          );
+        else if (a.startsWith("oauth:") && !auth.oauth)
+          errors.push(
+            source.error(
+              at,
+              `${a} names a user of auth.oauth's issuer, but there is no auth.oauth`,
+              "add auth.oauth, or name a static token's subject",
+            ),
+          );
+      });
+    }
   }
   return errors;
 }

@@ -1,5 +1,6 @@
 /** @module The upstream `toolpacks login NAME` is about: compiled from the config files like every command's. */
 import { loadCatalog } from "../catalog/load.js";
+import type { AuditSettings } from "../catalog/types.js";
 import type { Env } from "../config/env.js";
 import { type ConfigError, locate } from "../config/errors.js";
 import type { OAuthUpstream } from "../oauth/types.js";
@@ -8,7 +9,9 @@ export function loginTarget(
   files: readonly string[],
   name: string,
   env: Env,
-): { ok: true; upstream: OAuthUpstream; stateDir: string } | { ok: false; errors: readonly ConfigError[] } {
+):
+  | { ok: true; upstream: OAuthUpstream; stateDir: string; audit: AuditSettings }
+  | { ok: false; errors: readonly ConfigError[] } {
   const loaded = loadCatalog(files, env);
   if (!loaded.ok) return loaded;
   const { catalog } = loaded;
@@ -32,5 +35,10 @@ export function loginTarget(
       ],
     };
   }
-  return { ok: true, upstream: { name, url: up.url!, oauth: up.oauth }, stateDir: catalog.stateDir };
+  return {
+    ok: true,
+    upstream: { name, url: up.url!, oauth: up.oauth },
+    stateDir: catalog.stateDir,
+    audit: catalog.audit,
+  };
 }

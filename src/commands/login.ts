@@ -1,6 +1,8 @@
 /** @module `toolpacks login UPSTREAM CONFIG...`: authorizes a shared OAuth upstream once and stores its tokens. */
 import type { Command } from "commander";
+import { AuditLog } from "../audit.js";
 import { formatConfigError } from "../config/errors.js";
+import { createLogger } from "../log.js";
 import { bearerChallenge } from "../oauth/challenge.js";
 import { OAuthClient } from "../oauth/client.js";
 import { OAuthFlowError } from "../oauth/errors.js";
@@ -11,6 +13,7 @@ import { EncryptedFileTokenStore } from "../oauth/store/file.js";
 import { tokenKeyFromEnv } from "../oauth/store/key.js";
 import type { OAuthUpstream } from "../oauth/types.js";
 import { VERSION } from "../version.js";
+import { grantReporter } from "./grant-report.js";
 import { loginTarget } from "./login-target.js";
 
 /** An unauthenticated MCP request: an upstream that needs authorization answers it with its challenge. */
@@ -71,11 +74,16 @@ async function login(name: string, files: string[], opts: LoginOptions): Promise
   const challenge = bearerChallenge(header);
   const machine = up.oauth.grant === "client_credentials";
   const loopback = machine ? undefined : await listenLoopback(Number(opts.port));
+  // The operator replaces the grant every user's calls run in: said at warn and in the config's audit log.
+  const logger = createLogger({ level: "warn" });
+  const audit = new AuditLog(target.audit, { logger });
+  const report = grantReporter(logger, () => audit);
   try {
     const client = new OAuthClient({
       store,
       upstream: (n) => (n === name ? up : undefined),
       redirectUri: loopback?.redirectUri ?? "http://127.0.0.1/oauth/callback",
+      onGrant: report,
     });
     const d = await client.discover(up, challenge);
     if (machine) {
@@ -85,6 +93,7 @@ async function login(name: string, files: string[], opts: LoginOptions): Promise
         d,
         scopesFor(up.oauth, d, challenge?.scope ? { challenged: challenge.scope } : {}),
       );
+      report({ upstream: name, mode: "shared", action: "authorized", principal: "", via: "login" });
     } else {
       const url = await client.begin(name, undefined, {
         discovery: d,
@@ -104,6 +113,7 @@ async function login(name: string, files: string[], opts: LoginOptions): Promise
     return 0;
   } finally {
     await loopback?.close();
+    await audit.end();
   }
 }
 

@@ -3,6 +3,7 @@
  * to start without TOOLPACKS_TOKEN_KEY where a person authorizes), tickets for the links it hands out, and the
  * OAuth client the gateway and the HTTP pages share. Nothing at all without such upstreams.
  */
+import type { AuditLog } from "../audit.js";
 import type { Catalog } from "../catalog/types.js";
 import { isLoopback } from "../http/guard.js";
 import type { Logger } from "../log.js";
@@ -10,6 +11,7 @@ import { parseTokenKey, TOKEN_KEY_ENV } from "../oauth/store/key.js";
 import { openTokenStore } from "../oauth/store/open.js";
 import { Tickets } from "../oauth/ticket.js";
 import { oauthUpstreamOf, UpstreamOAuth } from "../proxy/upstream-oauth.js";
+import { grantReporter } from "./grant-report.js";
 
 export interface ServeOAuth {
   readonly oauth: UpstreamOAuth;
@@ -25,6 +27,8 @@ export async function serveOAuth(
     readonly publicUrl?: string;
     readonly host: string;
     readonly logger: Logger;
+    /** The gateway's audit log, once there is a gateway (grants change only after). */
+    readonly audit?: () => AuditLog | undefined;
   },
 ): Promise<ServeOAuth | undefined> {
   const current = catalog();
@@ -44,7 +48,7 @@ export async function serveOAuth(
     catalog,
     ...(options.served ? { publicUrl: () => base ?? "http://127.0.0.1" } : {}),
     tickets: new Tickets(key),
-    openSharedStart: !current.auth,
+    onGrant: grantReporter(options.logger, options.audit ?? (() => undefined)),
   });
   return {
     oauth,

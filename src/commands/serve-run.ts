@@ -36,6 +36,7 @@ export async function runServe(files: string[], opts: ServeOptions, catalog: Cat
     served: opts.transport !== "stdio",
     host: opts.host,
     logger,
+    audit: () => front?.audit,
     ...(opts.publicUrl ? { publicUrl: opts.publicUrl } : {}),
   }).catch((err: Error) => {
     // Per-user OAuth without TOOLPACKS_TOKEN_KEY, a store written with another key: refuse, saying why.

@@ -53,6 +53,7 @@ export interface UpstreamOAuthSpec {
   issuer?: string;
   scopes?: string[];
   client_metadata_url?: string;
+  admins?: string[];
 }
 
 export interface ToolsetSpec {

@@ -6,6 +6,7 @@
  */
 
 import { withAccess } from "../access.js";
+import type { AuditLog } from "../audit.js";
 import type { Principal } from "../auth/types.js";
 import type { Limits } from "../catalog/limits.js";
 import type { Catalog } from "../catalog/types.js";
@@ -58,7 +59,13 @@ export class Front {
     options: FrontOptions,
   ) {
     this.proxies = trustedProxies(options.trustedProxies ?? []);
-    this.identity = new Identity(gateway.logger, options.path, gateway.options.ignoreKeys);
+    this.identity = new Identity(
+      gateway.logger,
+      options.path,
+      gateway.options.ignoreKeys,
+      undefined,
+      (limit) => gateway.metrics.limited.inc({ limit }),
+    );
     this.admission = new Admission<Session>({
       registry: gateway.sessions,
       catalog: () => gateway.catalog,
@@ -97,9 +104,12 @@ export class Front {
     return this.identity.authenticate(this.gateway.catalog, arrival.headers, query);
   }
 
-  /** The principal of a valid token where one is optional (the OAuth pages), else undefined. */
-  identify(headers: Headers): Promise<Principal | undefined> {
-    return this.identity.identify(this.gateway.catalog, headers);
+  /**
+   * The principal of a valid `Authorization` value where a token is optional (the OAuth pages: the request's
+   * header, or a token an administrator posted), else undefined.
+   */
+  identify(authorization: string | undefined): Promise<Principal | undefined> {
+    return this.identity.identify(this.gateway.catalog, authorization);
   }
 
   isMetadataPath(path: string): boolean {
@@ -317,6 +327,11 @@ export class Front {
 
   get catalog(): Catalog {
     return this.gateway.catalog;
+  }
+
+  /** The audit log (grant changes are written to it too, SPEC §11.5). */
+  get audit(): AuditLog {
+    return this.gateway.audit;
   }
 
   /** Which toolsets a URL would get, for a principal: building nothing, starting nothing (SPEC §8.4). */

@@ -26,6 +26,8 @@ export class Identity {
     /** Query keys that are not toolset names (`serve --ignore-query-key`). */
     private readonly ignoreKeys: readonly string[] = [],
     private readonly fetchFn?: typeof fetch,
+    /** A limit of the resource server was reached (`introspections`): counted in toolpacks_limit_hits_total. */
+    private readonly onLimit?: (limit: string) => void,
   ) {}
 
   /**
@@ -42,6 +44,7 @@ export class Identity {
         ? createAuthenticator(catalog.auth, {
             logger: this.logger,
             ...(this.fetchFn ? { fetch: this.fetchFn } : {}),
+            ...(this.onLimit ? { onLimit: this.onLimit } : {}),
           })
         : undefined;
     }
@@ -86,13 +89,13 @@ export class Identity {
   }
 
   /**
-   * Who a request is where a token is optional (the OAuth pages): the principal of the valid token it carries,
-   * else undefined.
+   * Who a request is where a token is optional (the OAuth pages): the principal of a valid `Authorization`
+   * value (the request's header, or a token an administrator posted), else undefined.
    */
-  async identify(catalog: Catalog, headers: Headers): Promise<Principal | undefined> {
+  async identify(catalog: Catalog, authorization: string | undefined): Promise<Principal | undefined> {
     const auth = this.authFor(catalog);
-    if (!auth || !headers.authorization) return undefined;
-    const r = await auth.authenticate(headers as never, {});
+    if (!auth || !authorization) return undefined;
+    const r = await auth.authenticate({ authorization }, {});
     return r.ok ? r.principal : undefined;
   }
 

@@ -243,8 +243,7 @@ export function createHttpHandler(front: Front, partial: Partial<HandlerOptions>
       else if (options.oauthPages && path.startsWith("/oauth/")) {
         // Open without a token (a browser has none); a valid one, when sent, says whom the start page acts for.
         const problem = rebindingProblem(req, options.allowedHosts, options.allowedOrigins);
-        const who = problem ? undefined : await front.identify(req.headers);
-        await serveOAuth(req, res, url, options.oauthPages, who, problem);
+        await serveOAuth(req, res, url, options.oauthPages, (a) => front.identify(a), problem);
       } else await guarded(req, res, path, query);
     } catch (err) {
       log.error("request failed", {

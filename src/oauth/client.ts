@@ -1,17 +1,29 @@
 /** @module The OAuth client of toolpacks: one per process, holding every upstream's UpstreamAuth and the flows. */
-import { assertAuthorizationCodeCapable, checkCallback, startAuthorization } from "./authorize.js";
 import type { BearerChallenge } from "./challenge.js";
 import { discover } from "./discovery.js";
 import { OAuthFlowError } from "./errors.js";
+import { completeFlow, type FlowHost, type FlowOptions, makeFlow, principalOf } from "./flow.js";
+import { type FlowLimits, FlowsInProgress, type OpenedFlow } from "./flows.js";
+import { clientCredentialsGrant, dropGrant, refreshGrant } from "./grants.js";
 import type { Fetch } from "./http.js";
 import { defaultClientMetadataUrl, OAUTH_PATHS } from "./paths.js";
-import { type ClientContext, clientFor, refOf, resolveClient } from "./registration.js";
-import { scopesFor } from "./scopes.js";
+import type { ClientContext } from "./registration.js";
+import { SingleFlight } from "./single-flight.js";
 import { CredentialRecords } from "./store/records.js";
 import type { Tickets } from "./ticket.js";
-import { grantFrom, requestToken, TokenEndpointError } from "./token.js";
-import type { Discovery, GrantRecord, OAuthUpstream, TokenStore, UpstreamAuth } from "./types.js";
+import type {
+  ClientRecord,
+  Discovery,
+  GrantChange,
+  GrantRecord,
+  OAuthUpstream,
+  TokenStore,
+  UpstreamAuth,
+} from "./types.js";
 import { OAuthUpstreamAuth } from "./upstream-auth.js";
+
+/** How long what an upstream's metadata says is trusted before it is read again. */
+export const DISCOVERY_TTL_MS = 5 * 60_000;
 
 export interface OAuthClientOptions {
   readonly store: TokenStore;
@@ -34,24 +46,24 @@ export interface OAuthClientOptions {
   readonly tickets?: Tickets;
   /** A new grant was stored for (upstream, principal): instances using it may start again now. Awaited. */
   readonly onAuthorized?: (upstream: string, principal: string) => Promise<void> | void;
+  /** A person's grant stored, or a grant dropped: for the log and the audit log. */
+  readonly onGrant?: (change: GrantChange) => void;
+  /** Flows in progress per owner and in total (default 5 and 1,000). */
+  readonly flowLimits?: FlowLimits;
 }
 
-/** (upstream, principal) → one store key part; shared upstreams have one principal, "". */
-function principalOf(up: OAuthUpstream, principal: string | undefined): string {
-  if (up.oauth.mode === "shared") return "";
-  if (!principal)
-    throw new OAuthFlowError("principal", `upstream ${up.name} is per-user: sign in to toolpacks first`);
-  return principal;
-}
-
-export class OAuthClient {
+export class OAuthClient implements FlowHost {
   readonly records: CredentialRecords;
   readonly fetch: Fetch;
   readonly now: () => number;
+  readonly flows: FlowsInProgress;
   readonly #o: OAuthClientOptions;
   readonly #auths = new Map<string, OAuthUpstreamAuth>();
   /** The resource_metadata URL each upstream last announced, for a start endpoint hit without a challenge. */
   readonly #announced = new Map<string, string>();
+  readonly #discoveries: SingleFlight<Discovery>;
+  /** Registrations under way, by issuer and redirect slot: concurrent flows register once. */
+  readonly #registering = new SingleFlight<ClientRecord>(0);
 
   get tickets(): Tickets | undefined {
     return this.#o.tickets;
@@ -61,6 +73,11 @@ export class OAuthClient {
   get publicUrl(): string | undefined {
     const p = this.#o.publicUrl;
     return (typeof p === "function" ? p() : p)?.replace(/\/$/, "");
+  }
+
+  /** Flows are made by the start page (served), as opposed to `toolpacks login` (the CLI, the operator). */
+  get served(): boolean {
+    return !this.#o.redirectUri;
   }
 
   constructor(options: OAuthClientOptions) {
@@ -73,6 +90,8 @@ export class OAuthClient {
     this.records = new CredentialRecords(options.store);
     this.fetch = options.fetch ?? ((url, init) => globalThis.fetch(url, init));
     this.now = options.now ?? Date.now;
+    this.#discoveries = new SingleFlight(DISCOVERY_TTL_MS, this.now);
+    this.flows = new FlowsInProgress(this.records, this.now, options.flowLimits);
   }
 
   /** The redirect URI the AS sends people back to. */
@@ -101,12 +120,21 @@ export class OAuthClient {
     return a;
   }
 
-  /** Discovery from a challenge (or, at a start endpoint, from what the upstream last announced). */
-  async discover(up: OAuthUpstream, challenge?: BearerChallenge): Promise<Discovery> {
+  /**
+   * Discovery from a challenge (or, at a start endpoint, from what the upstream last announced): one at a time per
+   * upstream and metadata URL, its answer kept DISCOVERY_TTL_MS (for start pages), a failure not kept. `fresh`
+   * (an upstream's 401: its authorization server may have moved) reads the metadata again.
+   */
+  async discover(up: OAuthUpstream, challenge?: BearerChallenge, fresh = false): Promise<Discovery> {
     if (challenge?.resourceMetadata) this.#announced.set(up.name, challenge.resourceMetadata);
     const remembered = this.#announced.get(up.name);
     const from = challenge ?? (remembered ? { resourceMetadata: remembered } : undefined);
-    return discover(this.fetch, up.name, up.url, from, up.oauth.issuer);
+    const key = JSON.stringify([up.name, up.url, from?.resourceMetadata ?? null, up.oauth.issuer ?? null]);
+    return this.#discoveries.run(
+      key,
+      () => discover(this.fetch, up.name, up.url, from, up.oauth.issuer),
+      fresh,
+    );
   }
 
   clientContext(up: OAuthUpstream, d: Discovery, redirectUri = this.redirectUri): ClientContext {
@@ -118,6 +146,7 @@ export class OAuthClient {
       as: d.as,
       redirectUri,
       clientName: this.#o.clientName ?? "toolpacks",
+      registering: this.#registering,
       ...(metadataUrl ? { defaultMetadataUrl: metadataUrl } : {}),
     };
   }
@@ -137,160 +166,60 @@ export class OAuthClient {
   }
 
   /** Starts an authorization code flow and returns the AS's authorization URL (its state is stored). */
-  async begin(
+  async begin(upstream: string, principal: string | undefined, opts: FlowOptions = {}): Promise<string> {
+    const flow = await makeFlow(this, upstream, principal, opts);
+    await this.records.putPending(flow.state, flow.pending);
+    return flow.url;
+  }
+
+  /**
+   * The flow of a start page's `link` (a ticket, or who proved itself and what it asked for): made once, found
+   * again by every later open of the same link, within the bounds on flows in progress; `owner` is who started it.
+   */
+  start(
+    link: string,
     upstream: string,
     principal: string | undefined,
-    opts: {
-      /** Exactly these scopes (a start URL's `scope`); else chosen from `challenged`, metadata and config. */
-      scopes?: readonly string[];
-      challenged?: readonly string[];
-      binding?: string;
-      discovery?: Discovery;
-      redirectUri?: string;
-    } = {},
-  ): Promise<string> {
-    const up = this.upstream(upstream);
-    if ((up.oauth.grant ?? "authorization_code") !== "authorization_code")
-      throw new OAuthFlowError(
-        "config",
-        `upstream ${upstream} uses the client_credentials grant: nobody authorizes it`,
-      );
-    const who = principalOf(up, principal);
-    const d = opts.discovery ?? (await this.discover(up));
-    assertAuthorizationCodeCapable(d.as); // before registering anything there
-    const redirectUri = opts.redirectUri ?? this.redirectUri;
-    const client = await clientFor(this.clientContext(up, d, redirectUri));
-    const previous = (await this.records.grant(upstream, who))?.scopes;
-    const scopes =
-      opts.scopes ??
-      scopesFor(up.oauth, d, {
-        ...(opts.challenged ? { challenged: opts.challenged } : {}),
-        ...(previous ? { previous } : {}),
-      });
-    const started = startAuthorization({
-      upstream,
-      principal: who,
-      discovery: d,
-      client: refOf(client, redirectUri),
-      redirectUri,
-      scopes,
-      now: this.now(),
-      ...(opts.binding ? { binding: opts.binding } : {}),
-    });
-    await this.records.putPending(started.state, started.pending);
-    return started.url;
+    owner: string,
+    opts: Omit<FlowOptions, "binding" | "by"> = {},
+  ): Promise<OpenedFlow> {
+    return this.flows.open(link, owner, (nonce) =>
+      makeFlow(this, upstream, principal, { ...opts, binding: nonce, by: owner }),
+    );
   }
 
   /** Completes a flow from its callback's query: state, binding and iss are checked before the code is redeemed. */
   async complete(
     params: URLSearchParams,
     binding?: string,
-  ): Promise<{ upstream: string; principal: string }> {
-    const state = params.get("state");
-    if (!state) throw new OAuthFlowError("state", "the authorization response has no state: refused");
-    const pending = await this.records.takePending(state);
-    if (!pending)
-      throw new OAuthFlowError("state", "unknown or already used authorization state: start again");
-    const code = checkCallback(params, pending, this.now(), binding);
-    const up = this.upstream(pending.upstream);
-    const client = await resolveClient(pending.client, pending.issuer, up, this.records);
-    if (!client)
-      throw new OAuthFlowError(
-        "registration",
-        `the client of this authorization of ${up.name} is gone: start again`,
-      );
-    const form = {
-      grant_type: "authorization_code",
-      code,
-      redirect_uri: pending.redirect_uri,
-      code_verifier: pending.code_verifier,
-      resource: pending.resource,
-    };
-    const t = await requestToken(this.fetch, pending.token_endpoint, client, form, "redeeming the code");
-    const grant = grantFrom(
-      t,
-      {
-        issuer: pending.issuer,
-        token_endpoint: pending.token_endpoint,
-        client: pending.client,
-        resource: pending.resource,
-        grant: "authorization_code",
-        scopes: pending.scopes,
-      },
-      this.now(),
-    );
-    await this.records.putGrant(up.name, pending.principal, grant);
-    this.#auths.get(JSON.stringify([up.name, pending.principal]))?.forget();
-    await this.#authorized(up.name, pending.principal);
-    return { upstream: up.name, principal: pending.principal };
+  ): Promise<{ upstream: string; principal: string; by?: string }> {
+    const done = await completeFlow(this, params, binding, (p) => this.flows.settled(p, p.by ?? p.principal));
+    this.#auths.get(JSON.stringify([done.upstream, done.principal]))?.forget();
+    // The serving core's part; its failure does not undo a stored grant.
+    await (async () => this.#o.onAuthorized?.(done.upstream, done.principal))().catch(() => {});
+    return done;
   }
 
-  /** Tells the serving core; its failure does not undo a stored grant. */
-  async #authorized(upstream: string, principal: string): Promise<void> {
+  changed(change: GrantChange): void {
     try {
-      await this.#o.onAuthorized?.(upstream, principal);
+      this.#o.onGrant?.(change);
     } catch {}
   }
 
-  /** Uses the refresh token; the rotated one is stored with its access token in one write. */
-  async refresh(up: OAuthUpstream, principal: string, grant: GrantRecord): Promise<GrantRecord | undefined> {
-    const client = await resolveClient(grant.client, grant.issuer, up, this.records);
-    if (!client || !grant.refresh_token) return undefined;
-    const params = {
-      grant_type: "refresh_token",
-      refresh_token: grant.refresh_token,
-      resource: grant.resource,
-    };
-    try {
-      const t = await requestToken(this.fetch, grant.token_endpoint, client, params, "refreshing the token");
-      const next = grantFrom(t, grant, this.now(), grant.refresh_token);
-      await this.records.putGrant(up.name, principal, next);
-      return next;
-    } catch (err) {
-      // invalid_grant: revoked, expired or already used; the grant is gone for good. Other errors: keep it.
-      if (err instanceof TokenEndpointError && err.error === "invalid_grant") {
-        await this.records.deleteGrant(up.name, principal);
-        return undefined;
-      }
-      throw err;
-    }
+  refresh(up: OAuthUpstream, principal: string, grant: GrantRecord): Promise<GrantRecord | undefined> {
+    return refreshGrant(this, up, principal, grant);
   }
 
-  /** Machine to machine: a token for the configured client, for this resource. */
-  async clientCredentials(
+  dropGrant(up: OAuthUpstream, principal: string, reason: string): Promise<void> {
+    return dropGrant(this, up, principal, reason);
+  }
+
+  clientCredentials(
     up: OAuthUpstream,
     principal: string,
     d: Discovery,
     scopes: readonly string[],
   ): Promise<GrantRecord> {
-    if (!up.oauth.client_id || !up.oauth.client_secret)
-      throw new OAuthFlowError(
-        "config",
-        `upstream ${up.name}: grant client_credentials needs client_id and client_secret`,
-      );
-    const client = await clientFor(this.clientContext(up, d));
-    const params = {
-      grant_type: "client_credentials",
-      resource: d.resource,
-      ...(scopes.length ? { scope: scopes.join(" ") } : {}),
-    };
-    const t = await requestToken(
-      this.fetch,
-      d.as.token_endpoint,
-      client,
-      params,
-      "the client credentials grant",
-    );
-    const base = {
-      issuer: d.as.issuer,
-      token_endpoint: d.as.token_endpoint,
-      client: refOf(client, this.redirectUri),
-      resource: d.resource,
-      grant: "client_credentials" as const,
-      scopes,
-    };
-    const grant = grantFrom(t, base, this.now());
-    await this.records.putGrant(up.name, principal, grant);
-    return grant;
+    return clientCredentialsGrant(this, up, principal, d, scopes);
   }
 }

@@ -15,7 +15,11 @@ const KEYS = [
   "issuer",
   "scopes",
   "client_metadata_url",
+  "admins",
 ] as const;
+
+/** An administrator is named by its identity (`identityKey`): the namespace, then the subject in it. */
+const IDENTITY = /^(static|oauth):\S.*$/;
 
 function isHttpsOrLoopback(v: string): boolean {
   try {
@@ -103,6 +107,7 @@ export function checkOAuthConfig(
       err([...path, "scopes"], `${where}.scopes must be a list of scope names (no spaces or quotes)`);
     else scopes = o.scopes as string[];
   }
+  const admins = checkAdmins(o.admins, mode, grant, [...path, "admins"], where, err);
   if (errors.length) return { errors };
   return {
     config: {
@@ -113,7 +118,43 @@ export function checkOAuthConfig(
       ...(issuer ? { issuer } : {}),
       ...(scopes ? { scopes } : {}),
       ...(metadataUrl ? { client_metadata_url: metadataUrl } : {}),
+      ...(admins ? { admins } : {}),
     },
     errors,
   };
+}
+
+/** `admins`: identities that may replace a shared grant (whether they exist is checked against `auth:`). */
+function checkAdmins(
+  value: unknown,
+  mode: unknown,
+  grant: unknown,
+  path: Path,
+  where: string,
+  err: (p: Path, message: string, hint?: string) => void,
+): string[] | undefined {
+  if (value === undefined) return undefined;
+  if (mode !== "shared") {
+    err(path, `${where}.admins applies to mode: shared`, "each per-user principal authorizes its own grant");
+    return undefined;
+  }
+  if (grant === "client_credentials") {
+    err(path, `${where}.admins: nobody authorizes a client_credentials grant`, "remove admins");
+    return undefined;
+  }
+  if (!Array.isArray(value)) {
+    err(path, `${where}.admins must be a list of identities`, 'e.g. admins: ["static:ops"]');
+    return undefined;
+  }
+  const out: string[] = [];
+  value.forEach((a, i) => {
+    if (typeof a === "string" && IDENTITY.test(a)) out.push(a);
+    else
+      err(
+        [...path, i],
+        `${where}.admins[${i}] must name an identity: static:SUBJECT or oauth:SUB`,
+        "static:SUBJECT for a token of auth.tokens with that subject, oauth:SUB for the user of auth.oauth's issuer whose sub it is",
+      );
+  });
+  return out;
 }

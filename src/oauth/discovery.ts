@@ -1,7 +1,7 @@
 /** @module Discovery from an upstream's 401: protected resource metadata (RFC 9728), then the AS (RFC 8414 / OIDC). */
 import type { BearerChallenge } from "./challenge.js";
 import { OAuthFlowError, remoteText } from "./errors.js";
-import { assertSecureUrl, type Fetch, getJson } from "./http.js";
+import { assertReachable, assertSecureUrl, type Fetch, getJson } from "./http.js";
 import type { AuthServerMetadata, Discovery, ResourceMetadata } from "./types.js";
 
 /** The resource identifier of a URL (RFC 8707 §2): no fragment, no query, no trailing slash on a bare origin. */
@@ -31,6 +31,16 @@ export function authServerMetadataUrls(issuer: string): string[] {
     `${origin}/.well-known/openid-configuration${path}`,
     `${origin}${path}/.well-known/openid-configuration`,
   ];
+}
+
+/** A URL as an error may quote it: origin and path (no credentials, query or fragment). */
+function shown(url: string): string {
+  try {
+    const u = new URL(url);
+    return remoteText(`${u.origin}${u.pathname}`);
+  } catch {
+    return "(not a URL)";
+  }
 }
 
 /** True when the metadata's `resource` names this upstream: same origin, and a path prefix of the upstream's path. */
@@ -71,20 +81,21 @@ async function resourceMetadata(
   challenge: BearerChallenge | undefined,
 ): Promise<ResourceMetadata> {
   const fromHeader = challenge?.resourceMetadata;
-  if (fromHeader) assertSecureUrl(fromHeader, `upstream ${name}'s resource_metadata URL`, "discovery");
+  if (fromHeader)
+    assertReachable(fromHeader, upstreamUrl, `upstream ${name}'s resource_metadata URL`, "discovery");
   const tried: string[] = [];
-  for (const url of [...(fromHeader ? [fromHeader] : []), ...resourceMetadataUrls(upstreamUrl)]) {
-    const r = await getJson(fetch, url);
+  for (const url of new Set([...(fromHeader ? [fromHeader] : []), ...resourceMetadataUrls(upstreamUrl)])) {
+    const r = await getJson(fetch, url, upstreamUrl);
     if (!r.ok) {
-      tried.push(`${url}: ${r.reason}`);
+      tried.push(`${shown(url)}: ${r.reason}`);
       continue;
     }
     const prm = asResourceMetadata(r.json);
-    if (typeof prm === "string") throw new OAuthFlowError("discovery", `${url}: ${prm}`);
+    if (typeof prm === "string") throw new OAuthFlowError("discovery", `${shown(url)}: ${prm}`);
     if (prm.resource !== undefined && !resourceCovers(prm.resource, upstreamUrl))
       throw new OAuthFlowError(
         "discovery",
-        `upstream ${name}'s protected resource metadata (${url}) is for ${remoteText(prm.resource)}, not ${canonicalResource(upstreamUrl)}: refusing to authorize`,
+        `upstream ${name}'s protected resource metadata (${shown(url)}) is for another resource than ${canonicalResource(upstreamUrl)}: refusing to authorize`,
       );
     return prm;
   }
@@ -95,29 +106,36 @@ async function resourceMetadata(
 }
 
 function asAuthServerMetadata(json: Record<string, unknown>, issuer: string): AuthServerMetadata | string {
-  if (json.issuer !== issuer) return `its issuer is ${remoteText(String(json.issuer))}, not ${issuer}`;
+  if (json.issuer !== issuer) return `it is for another issuer than ${issuer}`;
   if (typeof json.token_endpoint !== "string") return "it has no token_endpoint";
   for (const k of ["token_endpoint", "authorization_endpoint", "registration_endpoint"] as const)
     if (json[k] !== undefined) {
       if (typeof json[k] !== "string") return `its ${k} is not a string`;
-      assertSecureUrl(json[k] as string, `${issuer}'s ${k}`);
+      assertReachable(json[k] as string, issuer, `${issuer}'s ${k}`);
     }
   return json as unknown as AuthServerMetadata;
 }
 
-/** Authorization server metadata for an issuer; a document whose `issuer` differs is never used. */
-export async function authServerMetadata(fetch: Fetch, issuer: string): Promise<AuthServerMetadata> {
-  assertSecureUrl(issuer, "the authorization server's issuer", "discovery");
+/**
+ * Authorization server metadata for an issuer; a document whose `issuer` differs is never used. `from`: who named
+ * the issuer (the upstream's URL; the issuer itself when the config names it), for assertReachable.
+ */
+export async function authServerMetadata(
+  fetch: Fetch,
+  issuer: string,
+  from: string = issuer,
+): Promise<AuthServerMetadata> {
+  assertReachable(issuer, from, "the authorization server's issuer", "discovery");
   const tried: string[] = [];
   for (const url of authServerMetadataUrls(issuer)) {
-    const r = await getJson(fetch, url);
+    const r = await getJson(fetch, url, issuer);
     if (!r.ok) {
-      tried.push(`${url}: ${r.reason}`);
+      tried.push(`${shown(url)}: ${r.reason}`);
       continue;
     }
     const as = asAuthServerMetadata(r.json, issuer);
     if (typeof as === "string") {
-      tried.push(`${url}: ${as}`);
+      tried.push(`${shown(url)}: ${as}`);
       continue;
     }
     return as;
@@ -143,6 +161,7 @@ export async function discover(
     preferIssuer && prm.authorization_servers.includes(preferIssuer)
       ? preferIssuer
       : prm.authorization_servers[0]!;
-  const as = await authServerMetadata(fetch, issuer);
+  // An issuer the config names is trusted as written; one only the upstream names is checked from the upstream.
+  const as = await authServerMetadata(fetch, issuer, issuer === preferIssuer ? issuer : upstreamUrl);
   return { resource: prm.resource ?? canonicalResource(upstreamUrl), resourceMetadata: prm, as };
 }

@@ -14,7 +14,9 @@ export type OAuthFailure =
   | "token"
   | "retry-limit"
   | "store"
-  | "key";
+  | "key"
+  | "forbidden"
+  | "busy";
 
 /** Messages name upstreams, issuers and OAuth error codes; never tokens, codes, verifiers, secrets or keys. */
 export class OAuthFlowError extends Error {

@@ -5,6 +5,7 @@
 import { OAuthFlowError } from "./errors.js";
 import { type Fetch, isLoopback, oauthErrorText, postForJson } from "./http.js";
 import { isClientMetadataUrl } from "./paths.js";
+import type { SingleFlight } from "./single-flight.js";
 import type { CredentialRecords } from "./store/records.js";
 import type {
   AuthServerMetadata,
@@ -38,6 +39,8 @@ export interface ClientContext {
   /** The CIMD URL toolpacks serves, when there is an https one. */
   readonly defaultMetadataUrl?: string;
   readonly clientName: string;
+  /** Registrations under way (by issuer and redirect slot), so concurrent flows register once. */
+  readonly registering?: SingleFlight<ClientRecord>;
 }
 
 /** The pre-registered client, bound to its issuer when the config names one. */
@@ -136,7 +139,12 @@ async function register(ctx: ClientContext): Promise<ClientRecord> {
 
 /** The client for an authorization: reuses what is known for this issuer, registers only as a last resort. */
 export async function clientFor(ctx: ClientContext): Promise<ClientRecord> {
-  return (await knownClient(ctx)) ?? (await register(ctx));
+  const known = await knownClient(ctx);
+  if (known) return known;
+  if (!ctx.registering) return register(ctx);
+  const key = JSON.stringify([ctx.as.issuer, redirectSlot(ctx.redirectUri)]);
+  // Looked up again inside: a registration that finished meanwhile (here or in another process) is reused.
+  return ctx.registering.run(key, async () => (await knownClient(ctx)) ?? register(ctx));
 }
 
 /** How a grant or flow refers to a client. */

@@ -15,6 +15,7 @@
  *       issuer: https://auth.example.com   # the AS the pre-registered client belongs to (optional)
  *       scopes: [repo, read:org]     # used when neither the upstream's challenge nor its metadata names scopes
  *       client_metadata_url: https://toolpacks.example.com/oauth/client-metadata.json
+ *       admins: ["static:ops"]       # shared: who may replace the grant through the start page
  * ```
  */
 export interface OAuthUpstreamConfig {
@@ -28,6 +29,11 @@ export interface OAuthUpstreamConfig {
   readonly scopes?: readonly string[];
   /** An https URL where this toolpacks serves its Client ID Metadata Document (used when the AS supports it). */
   readonly client_metadata_url?: string;
+  /**
+   * `mode: shared`: the identities (`static:SUBJECT`, `oauth:SUB`, as `identityKey` writes them) that may replace
+   * the grant everyone uses through the start page. Nobody else may; `toolpacks login` (the operator) always may.
+   */
+  readonly admins?: readonly string[];
 }
 
 /** What the OAuth client needs to know about one HTTP upstream. */
@@ -142,4 +148,55 @@ export interface PendingRecord {
   readonly expires_at: number;
   /** SHA-256 (hex) of the browser-binding nonce set as a cookie by the start endpoint. */
   readonly binding?: string;
+  /** Who started it: the identity that proved itself at the start page (an administrator for a shared grant). */
+  readonly by?: string;
+  /** The link it was started from (a digest), so that opening the link again finds this flow. */
+  readonly link?: string;
+}
+
+/** The flow a link started, found again when the link is opened again (so a link makes one flow). */
+export interface LinkRecord {
+  /** The authorization server's URL to send the browser to. */
+  readonly url: string;
+  /** The browser-binding nonce the start page sets as a cookie. */
+  readonly nonce: string;
+  /** The digest of the flow's state (its PendingRecord's key). */
+  readonly state: string;
+  readonly expires_at: number;
+}
+
+/** A grant stored or dropped: what the serving core logs (warn for a shared grant) and writes to the audit log. */
+export interface GrantChange {
+  readonly upstream: string;
+  readonly mode: OAuthUpstreamConfig["mode"];
+  readonly action: "authorized" | "dropped";
+  /** Whose grant: the principal's identity; "" for a shared upstream's. */
+  readonly principal: string;
+  /** Who made it: the identity that started the flow; undefined for toolpacks login (the operator) or a drop. */
+  readonly by?: string;
+  /** page: through the start page; login: toolpacks login; toolpacks: dropped because it stopped working. */
+  readonly via: "page" | "login" | "toolpacks";
+  readonly reason?: string;
+}
+
+/** A request to one of the OAuth pages, as the HTTP layer hands it over (routes.ts). */
+export interface FlowRequest {
+  readonly method: string;
+  /** The request target: a path with its query (`/oauth/callback?code=…`). */
+  readonly url: string;
+  /** The request's Cookie header. */
+  readonly cookie?: string;
+  /**
+   * The identity the HTTP layer authenticated (a bearer token; or, posted to a shared upstream's start page, an
+   * administrator's token), if any. Without one, a per-user start URL must carry a ticket toolpacks handed out.
+   */
+  readonly principal?: string;
+  /** A POST's form fields (the HTTP layer has taken any token out). */
+  readonly form?: URLSearchParams;
+}
+
+export interface FlowResponse {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string | readonly string[]>>;
+  readonly body: string;
 }

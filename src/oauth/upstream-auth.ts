@@ -10,8 +10,15 @@ export interface AuthEngine {
   readonly records: CredentialRecords;
   readonly now: () => number;
   upstream(name: string): OAuthUpstream;
-  discover(up: OAuthUpstream, challenge?: ReturnType<typeof bearerChallenge>): Promise<Discovery>;
+  /** `fresh`: not from what was read before (an upstream's 401 may mean its authorization server moved). */
+  discover(
+    up: OAuthUpstream,
+    challenge?: ReturnType<typeof bearerChallenge>,
+    fresh?: boolean,
+  ): Promise<Discovery>;
   refresh(up: OAuthUpstream, principal: string, grant: GrantRecord): Promise<GrantRecord | undefined>;
+  /** Deletes a grant that stopped working, and says so. */
+  dropGrant(up: OAuthUpstream, principal: string, reason: string): Promise<void>;
   clientCredentials(
     up: OAuthUpstream,
     principal: string,
@@ -141,7 +148,7 @@ export class OAuthUpstreamAuth implements UpstreamAuth {
             MAX_STEP_UPS,
             `upstream ${up.name} still answers insufficient_scope (${asked.join(" ")}) after they were authorized: giving up`,
           );
-        const d = await this.engine.discover(up, challenge);
+        const d = await this.engine.discover(up, challenge, true);
         const previous = grant && grant.issuer === d.as.issuer ? grant.scopes : undefined;
         const scopes = scopesFor(up.oauth, d, { challenged: asked, ...(previous ? { previous } : {}) });
         return this.#obtain(up, d, scopes);
@@ -150,9 +157,9 @@ export class OAuthUpstreamAuth implements UpstreamAuth {
       if (grant?.refresh_token && grant.access_token !== this.#refreshedTo) {
         if (await this.#refresh(grant)) return "retry";
       }
-      const d = await this.engine.discover(up, challenge);
+      const d = await this.engine.discover(up, challenge, true);
       if (grant) {
-        await this.engine.records.deleteGrant(this.upstream, this.principal);
+        await this.engine.dropGrant(up, this.principal, `upstream ${up.name} refused its token`);
         this.#grant = undefined;
         // A token refused as soon as it was issued, again and again, is a loop, not an expiry.
         if (this.engine.now() - grant.obtained_at < FRESH_MS)

@@ -8,7 +8,7 @@ import { OAuthClient } from "../oauth/client.js";
 import { OAuthFlowError } from "../oauth/errors.js";
 import { type FlowRequest, type FlowResponse, oauthRoutes } from "../oauth/routes.js";
 import type { Tickets } from "../oauth/ticket.js";
-import type { OAuthUpstream, TokenStore, UpstreamAuth } from "../oauth/types.js";
+import type { GrantChange, OAuthUpstream, TokenStore, UpstreamAuth } from "../oauth/types.js";
 import type { InstanceRef } from "../upstream/instance.js";
 
 export interface UpstreamOAuthOptions {
@@ -18,8 +18,8 @@ export interface UpstreamOAuthOptions {
   /** Where /oauth/* is served (https in production); undefined: not served (stdio): `toolpacks login` only. */
   readonly publicUrl?: () => string;
   readonly tickets?: Tickets;
-  /** Anyone may start a shared upstream's authorization (no `auth:`): see oauthRoutes. */
-  readonly openSharedStart?: boolean;
+  /** A person's grant stored, or a grant dropped (commands/grant-report.ts logs it and writes the audit line). */
+  readonly onGrant?: (change: GrantChange) => void;
 }
 
 /** The OAuth view of an upstream in a catalog, if it has one. */
@@ -71,6 +71,7 @@ export class UpstreamOAuth {
       // Not served: a URL is still made (and then replaced by "run toolpacks login"), never a flow at the AS.
       publicUrl: options.publicUrl ?? "http://127.0.0.1",
       ...(options.tickets ? { tickets: options.tickets } : {}),
+      ...(options.onGrant ? { onGrant: options.onGrant } : {}),
       onAuthorized: (upstream, principal) => this.#authorized(upstream, principal),
     });
   }
@@ -100,10 +101,7 @@ export class UpstreamOAuth {
     if (!publicUrl) return undefined;
     let handler: ((req: FlowRequest) => Promise<FlowResponse | undefined>) | undefined;
     return (req) => {
-      handler ??= oauthRoutes(this.client, {
-        publicUrl: publicUrl(),
-        ...(this.#o.openSharedStart ? { openSharedStart: true } : {}),
-      });
+      handler ??= oauthRoutes(this.client, { publicUrl: publicUrl() });
       return handler(req);
     };
   }

@@ -1,5 +1,5 @@
 /** The resource server against a real authorization server (oidc-provider, in-process on 127.0.0.1). */
-import { createPublicKey } from "node:crypto";
+import { createPublicKey, randomBytes } from "node:crypto";
 import { decodeJwt, decodeProtectedHeader, SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import {
@@ -10,6 +10,7 @@ import {
   JWKS_COOLDOWN_MS,
   type OAuthConfig,
 } from "../../src/auth/index.js";
+import { INTROSPECTION_LIMITS } from "../../src/auth/introspection-gate.js";
 import { CLIENT_SECRET, signingKey, startIssuer, type TestIssuer } from "../helpers/oidc.js";
 
 const AUDIENCE = "http://127.0.0.1:4040/mcp";
@@ -314,6 +315,42 @@ describe("opaque tokens and introspection", () => {
     c.advance(CLOCK_SKEW_S * 1000);
     expect(refused(await auth.authenticate(bearer(token))).description).toBe("the token has expired");
     expect(auth.stats.introspections).toBe(3);
+  });
+
+  test("2,000 made-up opaque tokens cost the authorization server a bounded number of introspections, and a refused token is asked about once while its refusal is remembered", async () => {
+    const c = clock();
+    const limits: string[] = [];
+    const auth = createAuthenticator(
+      { oauth: { issuer: as.issuer, audience: AUDIENCE, introspection: introspection() } },
+      { now: c.now, onLimit: (l) => limits.push(l) },
+    );
+    const asked = () => as.hits.get("/token/introspection") ?? 0;
+    const before = asked();
+    const tokens = Array.from({ length: 2000 }, (_, i) => `made-up-${i}-${randomBytes(12).toString("hex")}`);
+    const results = await Promise.all(tokens.map((t) => auth.authenticate(bearer(t))));
+    // The clock stands still: no more than the bucket holds.
+    expect(asked() - before).toBeLessThanOrEqual(INTROSPECTION_LIMITS.burst);
+    expect(results.some((r) => r.ok)).toBe(false);
+    const judged = results.filter((r) => !r.ok && r.status === 401);
+    const limited = results.filter((r) => !r.ok && r.status === 503);
+    expect(judged.length).toBe(asked() - before);
+    expect(limited.length).toBe(2000 - judged.length);
+    expect(limited[0]).toMatchObject({ error: "temporarily_unavailable", retryAfter: 1 });
+    expect(limits.length).toBe(limited.length);
+    expect(limits.every((l) => l === "introspections")).toBe(true);
+    // A refused token again, once the bucket has refilled: answered from memory, not asked again…
+    c.advance(5_000);
+    const n = asked();
+    expect(refused(await auth.authenticate(bearer(tokens[0]!))).description).toBe("the token is not active");
+    expect(asked()).toBe(n);
+    // …until its refusal is forgotten.
+    c.advance(INTROSPECTION_LIMITS.refusalTtlMs);
+    expect(refused(await auth.authenticate(bearer(tokens[0]!))).description).toBe("the token is not active");
+    expect(asked()).toBe(n + 1);
+    // A real token gets through as soon as the rate allows.
+    const real = await as.token({ client: "opaque" });
+    expect((await auth.authenticate(bearer(real))).ok).toBe(true);
+    auth.close();
   });
 
   test("an inactive opaque token is refused", async () => {

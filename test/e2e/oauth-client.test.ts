@@ -2,8 +2,12 @@
  * toolpacks as an OAuth client, end to end against real parts: oidc-provider as the authorization server and an
  * SDK MCP server that accepts only its JWT access tokens for its own resource URL.
  */
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -11,10 +15,12 @@ import { OAuthClient } from "../../src/oauth/client.js";
 import { OAuthFlowError } from "../../src/oauth/errors.js";
 import { AuthorizationRequired, withUpstreamAuth } from "../../src/oauth/fetch.js";
 import type { Fetch } from "../../src/oauth/http.js";
-import { oauthRoutes } from "../../src/oauth/routes.js";
+import { type FlowResponse, oauthRoutes } from "../../src/oauth/routes.js";
+import { EncryptedFileTokenStore } from "../../src/oauth/store/file.js";
 import { MemoryTokenStore } from "../../src/oauth/store/memory.js";
 import { CredentialRecords } from "../../src/oauth/store/records.js";
-import type { OAuthUpstream, OAuthUpstreamConfig, UpstreamAuth } from "../../src/oauth/types.js";
+import { Tickets } from "../../src/oauth/ticket.js";
+import type { OAuthUpstream, OAuthUpstreamConfig, TokenStore, UpstreamAuth } from "../../src/oauth/types.js";
 import {
   type AuthServer,
   authorizeAs,
@@ -406,4 +412,139 @@ test("client_credentials: a machine token is fetched on the first 401 and used",
   await c.close();
   expect(me.client_id).toBe(PRE_REGISTERED.machine_id);
   expect((await records.grant("tools", ""))?.grant).toBe("client_credentials");
+});
+
+describe("the start page: a link makes one flow, bounded, and a shared grant only by an administrator", () => {
+  const BASE = "http://127.0.0.1:9";
+  const dirs: string[] = [];
+  afterAll(() => {
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  });
+
+  /** The served OAuth client and its pages, in process (the HTTP layer's part is the FlowRequest). */
+  function served(oauth: OAuthUpstreamConfig, store: TokenStore = new MemoryTokenStore()) {
+    const rec = recording();
+    let current = upstream(oauth);
+    const tickets = new Tickets(randomBytes(32));
+    const client = new OAuthClient({
+      store,
+      upstream: (n) => (n === current.name ? current : undefined),
+      publicUrl: BASE,
+      tickets,
+      fetch: rec.fetch,
+    });
+    const routes = oauthRoutes(client, { publicUrl: BASE });
+    const go = async (req: Parameters<typeof routes>[0]) => (await routes(req)) as FlowResponse;
+    const reconfigure = (next: OAuthUpstreamConfig) => {
+      current = upstream(next);
+    };
+    return { client, tickets, rec, go, reconfigure, records: new CredentialRecords(store) };
+  }
+  const fileStore = async () => {
+    const dir = mkdtempSync(join(tmpdir(), "tp-flows-"));
+    dirs.push(dir);
+    const store = await EncryptedFileTokenStore.open(dir, randomBytes(32));
+    return { store, files: () => readdirSync(join(dir, "oauth")).filter((f) => f.endsWith(".tok")).length };
+  };
+  const registrations = () => as.requests.filter((r) => r.method === "POST" && r.path === "/reg").length;
+  const metadata = (calls: { url: string }[]) => calls.filter((c) => c.url.includes("/.well-known/")).length;
+  const cookieOf = (r: FlowResponse) => String(r.headers["set-cookie"]).split(";")[0]!;
+
+  test("opening a link 2,000 times makes no flow and asks the authorization server nothing; confirming it, again and again, makes one flow with one discovery and one registration", async () => {
+    const { store, files } = await fileStore();
+    const { tickets, rec, go } = served({ mode: "per-user" }, store);
+    const url = `/oauth/tools/start?ticket=${tickets.issue("tools", "static:mallory")}`;
+    const regs = registrations();
+    const opened = await Promise.all(Array.from({ length: 2000 }, () => go({ method: "GET", url })));
+    expect(opened.every((r) => r.status === 200)).toBe(true);
+    expect(files()).toBe(0);
+    expect(rec.calls).toEqual([]);
+    // The person continues, in as many tabs as they like: one flow, the same way to the AS each time.
+    const cookie = cookieOf(opened[0]!);
+    const confirm = cookie.split("=")[1]!;
+    const form = () => new URLSearchParams({ confirm });
+    const posts = await Promise.all(
+      Array.from({ length: 200 }, () => go({ method: "POST", url, cookie, form: form() })),
+    );
+    expect(posts.every((r) => r.status === 303)).toBe(true);
+    expect(new Set(posts.map((r) => r.headers.location)).size).toBe(1);
+    expect(metadata(rec.calls)).toBe(2);
+    expect(registrations() - regs).toBe(1);
+    // The flow, the link's record of it, and the registration.
+    expect(files()).toBe(3);
+    // A form that did not come from toolpacks' own page (no matching cookie) starts nothing.
+    const forged = await go({ method: "POST", url, form: form() });
+    expect(forged.status).toBe(403);
+  });
+
+  test("starts of many principals at once discover once and register once", async () => {
+    const { rec, go } = served({ mode: "per-user" });
+    const regs = registrations();
+    const starts = await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        go({ method: "GET", url: "/oauth/tools/start", principal: `static:user-${i}` }),
+      ),
+    );
+    expect(starts.every((r) => r.status === 302)).toBe(true);
+    expect(new Set(starts.map((r) => r.headers.location)).size).toBe(50);
+    expect(metadata(rec.calls)).toBe(2);
+    expect(registrations() - regs).toBe(1);
+  });
+
+  test("flows in progress are bounded per principal (a newer one pushes out the oldest) and in total (then 503)", async () => {
+    const { store, files } = await fileStore();
+    const one = served({ mode: "per-user" }, store);
+    const first = await one.go({
+      method: "GET",
+      url: "/oauth/tools/start?scope=s0",
+      principal: "static:eve",
+    });
+    for (let i = 1; i < 20; i++)
+      await one.go({ method: "GET", url: `/oauth/tools/start?scope=s${i}`, principal: "static:eve" });
+    // Five flows and their links, and the registration.
+    expect(files()).toBe(5 * 2 + 1);
+    // The oldest was pushed out: its callback finds nothing.
+    const state = new URL(String(first.headers.location)).searchParams.get("state")!;
+    const late = await one.go({
+      method: "GET",
+      url: `/oauth/callback?state=${state}&code=x`,
+      cookie: cookieOf(first),
+    });
+    expect(late.status).toBe(400);
+    expect(late.body).toContain("unknown or already used authorization state");
+
+    const many = served({ mode: "per-user" });
+    for (let i = 0; i < 1000; i++) {
+      const r = await many.go({ method: "GET", url: "/oauth/tools/start", principal: `static:u${i}` });
+      expect(r.status).toBe(302);
+    }
+    const refused = await many.go({
+      method: "GET",
+      url: "/oauth/tools/start",
+      principal: "static:one-too-many",
+    });
+    expect(refused.status).toBe(503);
+    expect(refused.headers["retry-after"]).toBe("60");
+  });
+
+  test("a shared grant is stored only for a flow an administrator started, and only while the config still names them", async () => {
+    const shared = served({ mode: "shared", admins: ["static:alice"] });
+    // Not an administrator: refused before anything is asked of the AS.
+    const bob = await shared.go({ method: "GET", url: "/oauth/tools/start", principal: "static:bob" });
+    expect(bob.status).toBe(403);
+    expect(shared.rec.calls).toEqual([]);
+    // Alice starts it; before her callback arrives, a reload takes her off the list.
+    const alice = await shared.go({ method: "GET", url: "/oauth/tools/start", principal: "static:alice" });
+    expect(alice.status, alice.body).toBe(302);
+    const callback = await authorizeAs(String(alice.headers.location), "alice-at-as");
+    shared.reconfigure({ mode: "shared", admins: ["static:carol"] });
+    const done = await shared.go({
+      method: "GET",
+      url: `${callback.pathname}${callback.search}`,
+      cookie: cookieOf(alice),
+    });
+    expect(await shared.records.grant("tools", "")).toBeUndefined();
+    expect(done.status).toBe(403);
+    expect(done.body).toContain("not started by an administrator");
+  });
 });

@@ -1,6 +1,7 @@
 /** `toolpacks login` (the real CLI, dist/cli.js) against oidc-provider and the OAuth-protected MCP fixture. */
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -129,6 +130,37 @@ describe("authorization code through a loopback redirect", () => {
       callback.searchParams.get("code")!,
       KEY.toString("base64"),
       KEY.toString("hex"),
+    ]);
+  });
+
+  test("the operator's login replaces the shared grant, and says so at warn and in the config's audit log", async () => {
+    const state = join(tmp.dir, "state-audit");
+    const audit = join(tmp.dir, "audit-login.jsonl");
+    const file = tmp.file(
+      "packs-audit.yaml",
+      `audit: { file: ${audit} }\nupstreams:\n  tools:\n    url: ${mcpUrl}\n    oauth: { mode: shared }\n`,
+    );
+    const run = login(["tools", file, "--state-dir", state]);
+    expect((await fetch(await authorizeAs(await run.url, "operator"))).status).toBe(200);
+    const done = await run.done;
+    expect(done.code, done.stderr).toBe(0);
+    expect(done.stderr).toMatch(
+      /"level":"warn","msg":"oauth: the shared grant of upstream tools was replaced"/,
+    );
+    const lines = readFileSync(audit, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines).toEqual([
+      expect.objectContaining({
+        event: "oauth_grant",
+        upstream: "tools",
+        mode: "shared",
+        action: "authorized",
+        subject: null,
+        by: "toolpacks login",
+        via: "login",
+      }),
     ]);
   });
 

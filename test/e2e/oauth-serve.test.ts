@@ -20,6 +20,7 @@ import {
   type AuthServer,
   authorizeAs,
   authorizeThrough,
+  confirmStart,
   PRE_REGISTERED,
   type Protected,
   startAuthServer,
@@ -41,6 +42,7 @@ const TOKENS = {
   BOB_TOKEN: "bob-token-4Kd8Wm1Rv",
   CAROL_TOKEN: "carol-token-2Bn6Tc3Ys",
   DAVE_TOKEN: "dave-token-9Fj5Qe7Ua",
+  ERIN_TOKEN: "erin-token-5Hs1Vb8Wn",
 };
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
@@ -75,7 +77,7 @@ describe("per-user: each principal authorizes for itself", () => {
       "per-user.yaml",
       `state_dir: ${state}
 auth:
-  tokens: ["\${ALICE_TOKEN}", "\${BOB_TOKEN}", "\${CAROL_TOKEN}", "\${DAVE_TOKEN}"]
+  tokens: ["\${ALICE_TOKEN}", "\${BOB_TOKEN}", "\${CAROL_TOKEN}", "\${DAVE_TOKEN}", "\${ERIN_TOKEN}"]
 upstreams:
   tools:
     url: ${mcpUrl}
@@ -222,6 +224,39 @@ toolsets:
     });
     expect(forged.status).toBe(401);
     expect(await forged.text()).toContain("not valid or has expired");
+  });
+
+  test("a link handed to one principal and opened in another person's browser stores nothing: the page says whose account it binds, and another principal's bearer is refused", async () => {
+    const { tokenSubject } = await import("../../src/auth/static-tokens.js");
+    const erin = await client(TOKENS.ERIN_TOKEN);
+    const url = ((await failure(whoami(erin))).data as { url: string }).url;
+    const records = new CredentialRecords(await EncryptedFileTokenStore.open(state, KEY));
+    const erinId = `static:${tokenSubject(TOKENS.ERIN_TOKEN)}`;
+    const files = () => readdirSync(join(state, "oauth")).length;
+    const before = files();
+    // Alice's browser opens Erin's link and does what a browser does: follows a redirect, signs in at the AS.
+    const opened = await fetch(url, { redirect: "manual" });
+    if (opened.status === 302) {
+      const cookie = opened.headers.getSetCookie()[0]!.split(";")[0]!;
+      const callback = await authorizeAs(opened.headers.get("location")!, "alice-at-as");
+      await fetch(callback, { headers: { cookie } });
+    }
+    expect(await records.grant("tools", erinId)).toBeUndefined();
+    expect(opened.status).toBe(200);
+    const text = await opened.text();
+    expect(text).toContain(`for the toolpacks user ${tokenSubject(TOKENS.ERIN_TOKEN)}`);
+    expect(text).toContain("If you are not");
+    expect(files()).toBe(before);
+    // A browser (or a client) that proves it is someone else is refused outright.
+    const other = await fetch(url, { redirect: "manual", headers: bearer(TOKENS.ALICE_TOKEN) });
+    expect(other.status).toBe(403);
+    expect(await other.text()).toContain("this link is for another toolpacks user: nothing was stored");
+    expect(files()).toBe(before);
+    // Erin herself continues on the page, and only then is her account bound.
+    expect((await authorizeThrough(url, "erin-at-as")).status).toBe(200);
+    await until(async () => (await toolNames(erin)).includes("whoami"), "Erin's grant in use");
+    expect((await whoami(erin)).sub).toBe("erin-at-as");
+    await erin.close();
   });
 
   test("a 2025 client that declared URL elicitation is asked to open the URL, and its call goes through once it has authorized", async () => {
@@ -371,21 +406,102 @@ describe("shared: one grant for the deployment", () => {
     expect((JSON.parse(live.stdout) as { tools: string[] }).tools).toContain("whoami");
   });
 
-  test("without a grant, a call gets the proxy's own start page, and authorizing there serves everyone", async () => {
+  test("only an administrator named in oauth.admins replaces the shared grant through the start page; anyone else, however they try, stores nothing; the change is logged at warn and in the audit log", async () => {
+    const state = join(tmp.dir, "state-page");
+    const audit = join(tmp.dir, "audit-shared.jsonl");
     const file = tmp.file(
       "shared-page.yaml",
-      `state_dir: ${join(tmp.dir, "state-page")}\nupstreams:\n  tools:\n    url: ${mcpUrl}\n    oauth: { mode: shared }\ntoolsets:\n  me:\n    tools: [tools/whoami]\n`,
+      `state_dir: ${state}
+auth:
+  tokens:
+    - { token: "\${ALICE_TOKEN}", subject: alice }
+    - { token: "\${BOB_TOKEN}", subject: bob }
+audit: { file: ${audit} }
+upstreams:
+  tools:
+    url: ${mcpUrl}
+    oauth: { mode: shared, admins: ["static:alice"] }
+toolsets:
+  me:
+    tools: [tools/whoami]
+`,
+    );
+    const served = await serve([file], { ...KEY_ENV, ...TOKENS });
+    const records = new CredentialRecords(await EncryptedFileTokenStore.open(state, KEY));
+    try {
+      const bob = await httpClient(served.url(), {}, bearer(TOKENS.BOB_TOKEN));
+      const url = ((await failure(whoami(bob))).data as { url: string }).url;
+      // Bob, with his link: the page asks for an administrator; his own token, as a form or a bearer, is refused.
+      const page = await fetch(url, { redirect: "manual" });
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain("Only an administrator named in its oauth.admins");
+      const posted = await confirmStart(url, TOKENS.BOB_TOKEN);
+      expect(posted.status).toBe(403);
+      expect(await posted.text()).toContain("nothing was stored");
+      const direct = await fetch(url, { redirect: "manual", headers: bearer(TOKENS.BOB_TOKEN) });
+      expect(direct.status).toBe(403);
+      await expect(authorizeThrough(url, "bobs-own-account", TOKENS.BOB_TOKEN)).rejects.toThrow(/403/);
+      expect(await records.grant("tools", "")).toBeUndefined();
+      expect(served.stderr()).not.toMatch(/shared grant of upstream tools was replaced/);
+
+      // Alice, an administrator, authorizes the team account for everyone.
+      expect((await authorizeThrough(url, "team-account", TOKENS.ALICE_TOKEN)).status).toBe(200);
+      await until(async () => (await toolNames(bob)).includes("whoami"), "whoami listed");
+      expect((await whoami(bob)).sub).toBe("team-account");
+      await until(
+        () =>
+          /toolpacks warn +oauth: the shared grant of upstream tools was replaced .*by=alice/.test(
+            served.stderr(),
+          ),
+        "the warn line",
+      );
+      const lines = readFileSync(audit, "utf8")
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
+        .filter((l) => l.event === "oauth_grant");
+      expect(lines).toEqual([
+        expect.objectContaining({
+          upstream: "tools",
+          mode: "shared",
+          action: "authorized",
+          subject: null,
+          by: "alice",
+          via: "page",
+        }),
+      ]);
+      // Bob still cannot replace it: everyone's calls stay in the team account.
+      expect((await confirmStart(url, TOKENS.BOB_TOKEN)).status).toBe(403);
+      expect((await whoami(bob)).sub).toBe("team-account");
+      expect(served.stderr()).not.toContain(TOKENS.ALICE_TOKEN);
+      await bob.close();
+    } finally {
+      await served.stop();
+    }
+  });
+
+  test("without auth: nobody can be an administrator: the start page says to use toolpacks login, and no flow replaces the shared grant", async () => {
+    const state = join(tmp.dir, "state-open");
+    const file = tmp.file(
+      "shared-open.yaml",
+      `state_dir: ${state}\nupstreams:\n  tools:\n    url: ${mcpUrl}\n    oauth: { mode: shared }\ntoolsets:\n  me:\n    tools: [tools/whoami]\n`,
     );
     const served = await serve([file], KEY_ENV);
     try {
       const c = await httpClient(served.url());
       const url = ((await failure(whoami(c))).data as { url: string }).url;
-      expect((await authorizeThrough(url, "team-account")).status).toBe(200);
-      await until(async () => (await toolNames(c)).includes("whoami"), "whoami listed");
-      expect((await whoami(c)).sub).toBe("team-account");
-      const other = await httpClient(served.url());
-      expect((await whoami(other)).sub).toBe("team-account");
-      await other.close();
+      // Anyone who reaches the page, doing what a browser does with it.
+      const opened = await fetch(url, { redirect: "manual" });
+      if (opened.status === 302) {
+        const cookie = opened.headers.getSetCookie()[0]!.split(";")[0]!;
+        await fetch(await authorizeAs(opened.headers.get("location")!, "someones-account"), {
+          headers: { cookie },
+        });
+      }
+      const records = new CredentialRecords(await EncryptedFileTokenStore.open(state, KEY));
+      expect(await records.grant("tools", "")).toBeUndefined();
+      expect(opened.status).toBe(403);
+      expect(await opened.text()).toContain("toolpacks login tools");
       await c.close();
     } finally {
       await served.stop();

@@ -13,6 +13,7 @@ import { CredentialRecords } from "../../src/oauth/store/records.js";
 import {
   type AuthServer,
   authorizeAs,
+  confirmStart,
   PRE_REGISTERED,
   type Protected,
   startAuthServer,
@@ -509,7 +510,9 @@ toolsets:
       data: { url: string };
     };
     // The browser: toolpacks' start page, the AS, the callback; the flow's verifier read from the store meanwhile.
-    const start = await fetch(err.data.url, { redirect: "manual" });
+    const asked = await fetch(err.data.url, { redirect: "manual" });
+    shown.push(headersText(asked.headers), await asked.text());
+    const start = await confirmStart(err.data.url);
     const cookie = start.headers.getSetCookie()[0]!.split(";")[0]!;
     const location = new URL(start.headers.get("location")!);
     const store = await EncryptedFileTokenStore.open(state, TOKEN_KEY);

@@ -3,10 +3,12 @@
  * (a child process), and a user agent that signs in and consents through oidc-provider's dev interactions.
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { generateKeyPairSync } from "node:crypto";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import Provider, { errors } from "oidc-provider";
+import type Provider from "oidc-provider";
+import { findAccount, loadOidcProvider } from "./oidc-provider.js";
 import { ROOT } from "./proc.js";
 
 export const PRE_REGISTERED = {
@@ -29,11 +31,16 @@ export async function startAuthServer(opts: {
   resource: () => string;
   accessTokenTTL?: number;
 }): Promise<AuthServer> {
+  const { default: Provider, errors } = await loadOidcProvider();
+  // Keys of its own: oidc-provider's built-in development keys come with a warning.
+  const jwk = generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({ format: "jwk" });
   const server = createServer();
   await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok));
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const ttl = opts.accessTokenTTL ?? 300;
   const provider = new Provider(issuer, {
+    jwks: { keys: [{ ...jwk, kid: "as-1", alg: "RS256", use: "sig" }] },
+    findAccount,
     clients: [
       {
         client_id: PRE_REGISTERED.client_id,
@@ -177,14 +184,38 @@ export async function startProtectedServer(issuer: string, flags: string[] = [])
   };
 }
 
+/** The cookies a response sets, as `name=value` pairs. */
+const setCookies = (res: Response) => res.headers.getSetCookie().map((c) => c.split(";")[0]!);
+
 /**
- * A principal's browser through toolpacks' own start page: opens it (no bearer: the URL's ticket says who),
- * signs in and consents at the AS as `login`, and lands on toolpacks' callback with the binding cookie.
+ * Opens toolpacks' start page (no bearer: the URL's ticket says who) and answers its question as a person would:
+ * continues as the principal it names, or (a shared upstream) signs in with an administrator's `token`. Returns
+ * the start page's redirect to the AS (303), or its refusal.
  */
-export async function authorizeThrough(startUrl: string, login: string): Promise<Response> {
-  const start = await fetch(startUrl, { redirect: "manual" });
-  if (start.status !== 302) throw new Error(`the start page answered ${start.status}: ${await start.text()}`);
-  const cookie = start.headers.getSetCookie()[0]!.split(";")[0]!;
+export async function confirmStart(startUrl: string, token?: string): Promise<Response> {
+  const page = await fetch(startUrl, { redirect: "manual" });
+  if (page.status !== 200) return page;
+  const html = await page.text();
+  const action = /<form method="post" action="([^"]+)"/.exec(html)?.[1]?.replaceAll("&amp;", "&");
+  const confirm = /name="confirm" value="([^"]+)"/.exec(html)?.[1];
+  if (!action || !confirm) throw new Error(`the start page asked nothing: ${html}`);
+  const form = new URLSearchParams({ confirm, ...(token ? { token } : {}) });
+  return fetch(new URL(action, startUrl), {
+    method: "POST",
+    redirect: "manual",
+    headers: { "content-type": "application/x-www-form-urlencoded", cookie: setCookies(page).join("; ") },
+    body: form,
+  });
+}
+
+/**
+ * A principal's browser through toolpacks' own start page: confirms it (see confirmStart), signs in and consents
+ * at the AS as `login`, and lands on toolpacks' callback with the binding cookie.
+ */
+export async function authorizeThrough(startUrl: string, login: string, token?: string): Promise<Response> {
+  const start = await confirmStart(startUrl, token);
+  if (start.status !== 303 && start.status !== 302)
+    throw new Error(`the start page answered ${start.status}: ${await start.text()}`);
   const callback = await authorizeAs(start.headers.get("location")!, login);
-  return fetch(callback, { headers: { cookie } });
+  return fetch(callback, { headers: { cookie: setCookies(start).join("; ") } });
 }

@@ -6,7 +6,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { exportJWK, generateKeyPair, type JWK } from "jose";
-import Provider from "oidc-provider";
+import { findAccount, loadOidcProvider } from "./oidc-provider.js";
 
 export const CLIENT_SECRET = "client-secret-never-logged-0123456789";
 export const SCOPES = "mcp notes:read notes:write admin";
@@ -66,6 +66,7 @@ export interface IssuerOptions {
 const audienceOf = (o: IssuerOptions) => (typeof o.audience === "string" ? o.audience : o.audience());
 
 export async function startIssuer(options: IssuerOptions): Promise<TestIssuer> {
+  const { default: Provider } = await loadOidcProvider();
   const server: Server = createServer();
   await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok));
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -100,12 +101,14 @@ export async function startIssuer(options: IssuerOptions): Promise<TestIssuer> {
         },
       ],
       jwks: { keys: [k.privateJwk] },
+      findAccount,
       ttl: {
         ClientCredentials: 300,
         AccessToken: 300,
         AuthorizationCode: 60,
         Grant: 3600,
         Interaction: 600,
+        RefreshToken: 3600,
         Session: 3600,
       },
       pkce: { required: () => true },

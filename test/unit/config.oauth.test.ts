@@ -80,4 +80,34 @@ describe("upstreams.NAME.oauth", () => {
       ),
     ]);
   });
+  test("admins of a shared grant are identities auth: can prove, each mistake at its line", () => {
+    const auth = 'auth:\n  tokens:\n    - { token: "token-of-at-least-8", subject: ops }\n';
+    const up = (admins: string, extra = "") =>
+      `upstreams:\n  n:\n    url: https://x/mcp\n    oauth:\n      mode: shared\n${extra}      admins: ${admins}\n`;
+    expect(catalogOf(`${auth}${up('["static:ops"]')}`).upstreams.get("n")!.oauth?.admins).toEqual([
+      "static:ops",
+    ]);
+    expect(errorsOf(`${auth}${up('["ops", "static:nobody", "oauth:248289"]')}`)).toEqual([
+      expect.stringMatching(
+        /^packs\.yaml:9:16: .*admins\[0\] must name an identity: static:SUBJECT or oauth:SUB/,
+      ),
+      expect.stringMatching(
+        /^packs\.yaml:9:23: no token of auth\.tokens has the subject "nobody" \(subjects: ops\)/,
+      ),
+      expect.stringMatching(
+        /^packs\.yaml:9:40: oauth:248289 names a user of auth\.oauth's issuer, but there is no auth\.oauth/,
+      ),
+    ]);
+    expect(errorsOf(up('["static:ops"]'))).toEqual([expect.stringMatching(/admins needs auth:/)]);
+    expect(
+      errorsOf(
+        `${auth}${up('["static:ops"]', "      grant: client_credentials\n      client_id: a\n      client_secret: b\n")}`,
+      ),
+    ).toEqual([expect.stringMatching(/admins: nobody authorizes a client_credentials grant/)]);
+    expect(
+      errorsOf(
+        `${auth}upstreams:\n  n:\n    url: https://x/mcp\n    oauth: { mode: per-user, admins: ["static:ops"] }\n`,
+      ),
+    ).toEqual([expect.stringMatching(/admins applies to mode: shared/)]);
+  });
 });

@@ -13,6 +13,7 @@ import {
   resourceMetadataUrls,
 } from "../../src/oauth/discovery.js";
 import { OAuthFlowError } from "../../src/oauth/errors.js";
+import type { Fetch } from "../../src/oauth/http.js";
 import { clientMetadataDocument, matchOAuthPath } from "../../src/oauth/paths.js";
 import { chooseAuthMethod, redirectSlot } from "../../src/oauth/registration.js";
 import { selectScopes } from "../../src/oauth/scopes.js";
@@ -346,5 +347,62 @@ describe("the OAuth client object", () => {
   test("tokens are never sent to a plain-http upstream off the loopback", async () => {
     const f = () => Promise.reject(new Error("must not be called"));
     await expect(discover(f, "u", "http://mcp.example.com/mcp", undefined)).rejects.toThrow(/must use https/);
+  });
+});
+
+describe("where metadata fetches may go", () => {
+  const json = (body: unknown) => () =>
+    new Response(JSON.stringify(body), { headers: { "content-type": "application/json" } });
+  const redirect = (to: string) => () => new Response(null, { status: 302, headers: { location: to } });
+  /** The network as fetch sees it: routes by URL; a redirect is followed as fetch follows one, unless told not to. */
+  function network(routes: Record<string, () => Response>) {
+    const asked: string[] = [];
+    const fetch: Fetch = async (input, init) => {
+      let url = String(input);
+      for (let hop = 0; hop < 10; hop++) {
+        asked.push(url);
+        const res = routes[url]?.() ?? new Response("no", { status: 404 });
+        const location = res.headers.get("location");
+        if (!location || init?.redirect === "manual") return res;
+        url = new URL(location, url).href;
+      }
+      throw new Error("redirect loop");
+    };
+    return { fetch, asked };
+  }
+  const UP = "https://mcp.example.com/mcp";
+  const PRM = "https://mcp.example.com/.well-known/oauth-protected-resource/mcp";
+  const INTERNAL = { resource: "INTERNAL-7f3a-secret", authorization_servers: ["https://as.example.com"] };
+  const onLoopback = (asked: string[]) =>
+    asked.filter((u) => /^https?:\/\/(127\.|localhost|\[::1\])/.test(u));
+
+  test("an upstream off the loopback cannot point discovery at this machine's loopback, by a redirect or by its challenge", async () => {
+    const net = network({
+      [PRM]: redirect("http://127.0.0.1:6379/internal"),
+      "http://127.0.0.1:6379/internal": json(INTERNAL),
+    });
+    const viaRedirect = await discover(net.fetch, "u", UP, undefined).catch((e: Error) => e);
+    expect(onLoopback(net.asked)).toEqual([]);
+    expect(String(viaRedirect)).not.toContain("INTERNAL-7f3a");
+    const net2 = network({ "http://127.0.0.1:6379/x": json(INTERNAL) });
+    const challenged = { resourceMetadata: "http://127.0.0.1:6379/x" };
+    const viaChallenge = await discover(net2.fetch, "u", UP, challenged).catch((e: Error) => e);
+    expect(viaChallenge).toBeInstanceOf(OAuthFlowError);
+    expect(onLoopback(net2.asked)).toEqual([]);
+  });
+
+  test("every redirect hop of a metadata fetch is checked: https never turns into plain http, and nothing of a refused answer is quoted", async () => {
+    const net = network({
+      [PRM]: redirect("https://mcp.example.com/moved"),
+      "https://mcp.example.com/moved": redirect("http://10.0.0.5/latest/meta-data"),
+      "http://10.0.0.5/latest/meta-data": json(INTERNAL),
+      "https://mcp.example.com/.well-known/oauth-protected-resource": json(INTERNAL),
+    });
+    const err = await discover(net.fetch, "u", UP, undefined).catch((e: Error) => e);
+    expect(net.asked).not.toContain("http://10.0.0.5/latest/meta-data");
+    // The root document names another resource: said, but what it names is not repeated.
+    expect(err).toBeInstanceOf(OAuthFlowError);
+    expect(String(err)).toMatch(/is for another resource than https:\/\/mcp\.example\.com\/mcp/);
+    expect(String(err)).not.toContain("INTERNAL-7f3a");
   });
 });

@@ -1,6 +1,6 @@
 /** @module Typed credentials over a TokenStore: client registrations by issuer, grants by (upstream, principal), flows by state. */
 import { sha256Hex } from "../authorize.js";
-import type { ClientRecord, GrantRecord, PendingRecord, TokenStore } from "../types.js";
+import type { ClientRecord, GrantRecord, LinkRecord, PendingRecord, TokenStore } from "../types.js";
 
 const key = (...parts: string[]) => JSON.stringify(parts);
 
@@ -52,6 +52,24 @@ export class CredentialRecords {
     await this.store.put(key("pending", sha256Hex(state)), JSON.stringify(record), {
       expiresAt: record.expires_at,
     });
+  }
+  /** Drops a flow by the digest of its state (a flow pushed out by the bounds on flows in progress). */
+  async deletePending(stateDigest: string): Promise<void> {
+    await this.store.delete(key("pending", stateDigest));
+  }
+
+  /** The flow a link (by its digest) started, while it may still be finished. */
+  async link(link: string): Promise<LinkRecord | undefined> {
+    return parse<LinkRecord>(
+      await this.store.get(key("link", link)),
+      (v) => str(v.url) && str(v.nonce) && str(v.state) && typeof v.expires_at === "number",
+    );
+  }
+  async putLink(link: string, record: LinkRecord): Promise<void> {
+    await this.store.put(key("link", link), JSON.stringify(record), { expiresAt: record.expires_at });
+  }
+  async deleteLink(link: string): Promise<void> {
+    await this.store.delete(key("link", link));
   }
   /** Reads and deletes: a state is redeemed once, whatever happens next. */
   async takePending(state: string): Promise<PendingRecord | undefined> {
