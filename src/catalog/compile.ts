@@ -4,6 +4,7 @@ import type { Env } from "../config/env.js";
 import type { ConfigError } from "../config/errors.js";
 import type { LoadedFile } from "../config/load.js";
 import { authOf, forwardedTokenErrors } from "./auth.js";
+import { clientsOf } from "./clients.js";
 import { checkCollisions } from "./collisions.js";
 import { deepFreeze } from "./freeze.js";
 import { auditOf, requirementsOf } from "./identity.js";
@@ -82,6 +83,7 @@ export function compile(files: readonly LoadedFile[], options: CompileOptions = 
   else if (!files.some((f) => f.config.auth)) errors.push(...perUserWithoutAuth(upstreams.values()));
   const finalUpstreams = new Map([...upstreams].map(([k, u]) => [k, { ...u, covered: mentioned.has(k) }]));
   errors.push(...checkCollisions(toolsets, finalUpstreams));
+  const clients = clientsOf(files, new Set(toolsets.map((t) => t.name)), errors);
   const name = files.find((f) => f.config.name !== undefined)?.config.name ?? "toolpacks";
   const state = statePlanOf(files, name, options.env ?? {}, errors);
   const tracing = tracingPlanOf(files, options.env ?? {}, errors);
@@ -101,6 +103,7 @@ export function compile(files: readonly LoadedFile[], options: CompileOptions = 
     stateDir: stateDirOf(files, options.env ?? {}),
     ...(instructions.length ? { instructions: instructions.join("\n\n") } : {}),
     ...(autoDefer?.auto_over_tokens ? { autoDeferOverTokens: autoDefer.auto_over_tokens } : {}),
+    clients,
     upstreams: finalUpstreams,
     toolsets,
     toolset: new Map(toolsets.map((t) => [t.name, t])),
