@@ -4,6 +4,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { classifyPost } from "../modern/classify.js";
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from "../protocol.js";
+import { clientQuery } from "../proxy/client-profiles.js";
 import type { Gateway } from "../proxy/gateway.js";
 import { TooManyInstances } from "../upstream/pool.js";
 import { type Admitted, HttpIdentity } from "./auth.js";
@@ -195,7 +196,8 @@ export function createHttpHandler(gateway: Gateway, partial: Partial<HandlerOpti
     who: Admitted,
   ): Promise<void> {
     if (identity.stepUp(gateway.catalog, who.principal, query, res)) return;
-    const selected = gateway.select(query, who.principal);
+    const asked = clientQuery(gateway.catalog, query);
+    const selected = gateway.select(asked.query, who.principal, asked.profile);
     if (!selected.ok) {
       sendJson(res, 400, { error: selected.error });
       return;

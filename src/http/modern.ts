@@ -14,6 +14,7 @@ import { checkParamHeaders, checkStandardHeaders, scanParamHeaders } from "../mo
 import type { Envelope } from "../modern/meta.js";
 import { requestDigest, stateRefusal } from "../modern/request-state.js";
 import type { WireRefusal } from "../modern/wire.js";
+import { profileKey, profileOf } from "../proxy/client-profiles.js";
 import { modernClient } from "../proxy/clients.js";
 import type { Gateway } from "../proxy/gateway.js";
 import { BEARER_OWNER } from "../proxy/handles.js";
@@ -113,7 +114,8 @@ export class ModernEndpoint {
   ): Promise<void> {
     const bad = checkStandardHeaders(req.headers, m);
     if (bad) return sendRefusal(res, bad, m.id);
-    const selected = this.gateway.select(query, principal);
+    const profile = profileOf(this.gateway.catalog, envelope.clientInfo, envelope.clientCapabilities);
+    const selected = this.gateway.select(query, principal, profile);
     if (!selected.ok) return sendRpcError(res, 400, -32602, `Bad selection: ${selected.error}`, {}, m.id);
     let context: Context;
     let ephemeral: boolean;
@@ -215,7 +217,7 @@ export class ModernEndpoint {
     const anonymous = Object.keys(credentials.values).length === 0;
     const ephemeral =
       anonymous && upstreams.some((u) => catalog.upstreams.get(u)?.isolation === "per-session");
-    const key = `${accessKey(selection)}\u0000${owner}`;
+    const key = `${accessKey(selection)}\u0000${owner}\u0000${profileKey(selection)}`;
     const open = async (): Promise<Context> => {
       const sessionKey = ephemeral ? randomUUID() : `2026-07-28\u0000${key}`;
       // Captured values belong to the credential values and identity (any selection, any replica); callers

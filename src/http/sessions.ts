@@ -3,7 +3,9 @@ import { randomUUID } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import { identityKey } from "../auth/requirements.js";
 import type { Principal } from "../auth/types.js";
+import type { ClientProfile } from "../catalog/types.js";
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from "../protocol.js";
+import { profileOfInit, sessionLog } from "../proxy/client-profiles.js";
 import type { Gateway } from "../proxy/gateway.js";
 import { bindingOf, credentialsOf } from "../proxy/instances.js";
 import type { Session } from "../proxy/session.js";
@@ -67,7 +69,8 @@ export class SessionTable {
     } = {},
   ): Promise<Entry | Refusal> {
     const { principal } = init;
-    const selected = this.gateway.select(query, principal);
+    const said = init.seed ?? init.params;
+    const selected = this.gateway.select(query, principal, profileOfInit(this.gateway.catalog, said));
     if (!selected.ok) return { status: 400, code: -32602, message: `Bad selection: ${selected.error}` };
     const { selection } = selected;
     const credentials = credentialsOf(this.gateway.catalog, this.gateway.upstreamsOf(selection), req.headers);
@@ -120,13 +123,16 @@ export class SessionTable {
     if (init.params) await transport.replayInitialize(init.params);
     if (!init.stateless) this.entries.set(id, entry);
     const r = session.resolution;
+    const told = sessionLog(this.gateway, selection, r, (said?.clientInfo as { name?: unknown })?.name);
     this.gateway.logger[init.stateless ? "debug" : "info"](init.id ? "session rebuilt" : "session opened", {
       session: init.stateless ? undefined : digest,
       active: r.active,
       tools: r.tools.length,
       ...(selection.unknown.length ? { unknown: selection.unknown } : {}),
       ...(r.unavailable.length ? { not_enabled: r.unavailable.map((u) => `${u.name}: ${u.reason}`) } : {}),
+      ...told.fields,
     });
+    if (told.warning) this.gateway.logger.warn(told.warning, { session: digest, ...told.fields });
     return entry;
   }
 
@@ -154,7 +160,8 @@ export class SessionTable {
       const seed = verifySessionId(id, this.options.sessionSecret);
       const secret = this.options.sessionSecret;
       if (seed && seed.s !== subjectDigest(principal, secret)) return anotherIdentity();
-      if (seed && seed.b === this.bindingOfRequest(seed.q, req, principal)) {
+      const said = seed && profileOfInit(this.gateway.catalog, { clientInfo: seed.i, capabilities: seed.c });
+      if (seed && seed.b === this.bindingOfRequest(seed.q, req, principal, undefined, said)) {
         let p = this.rebuilding.get(id);
         if (!p) {
           p = this.rebuild(req, id, seed, principal).finally(() => this.rebuilding.delete(id));
@@ -187,11 +194,12 @@ export class SessionTable {
     req: IncomingMessage,
     principal: Principal | undefined,
     session?: Session,
+    profile?: ClientProfile,
   ): string {
     let upstreams: string[] = [];
     if (session) upstreams = this.gateway.upstreamsOf(session.selection);
     else {
-      const selected = this.gateway.select(query ?? "", principal);
+      const selected = this.gateway.select(query ?? "", principal, profile);
       if (selected.ok) upstreams = this.gateway.upstreamsOf(selected.selection);
     }
     return bindingOf(credentialsOf(this.gateway.catalog, upstreams, req.headers));
