@@ -41,6 +41,7 @@ export function withAccess(
       unknown: selection.unknown,
       deferred,
       key: selectionKey(active, deferred),
+      ...carried(selection, active),
     });
   }
   const denied = new Set(deniedTo(catalog, principal));
@@ -55,7 +56,17 @@ export function withAccess(
     key: selectionKey(active, deferred),
     ...(forbidden.length ? { forbidden } : {}),
     ...(denied.size ? { denied: Object.freeze([...denied]) } : {}),
+    ...carried(selection, active),
   });
+}
+
+/** What a selection says besides its sets, kept when access narrows it: the URL's own names, the client's profile. */
+function carried(selection: Selection, active: readonly string[]): Pick<Selection, "explicit" | "profile"> {
+  const explicit = selection.explicit?.filter((n) => active.includes(n));
+  return {
+    ...(explicit?.length ? { explicit: Object.freeze(explicit) } : {}),
+    ...(selection.profile ? { profile: selection.profile } : {}),
+  };
 }
 
 /**

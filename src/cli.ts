@@ -18,6 +18,8 @@ const early =
 const commands: Record<string, () => Promise<Register>> = {
   check: () => import("./commands/check.js").then((m) => m.registerCheck),
   toolsets: () => import("./commands/toolsets.js").then((m) => m.registerToolsets),
+  eval: () => import("./commands/eval.js").then((m) => m.registerEval),
+  advise: () => import("./commands/advise.js").then((m) => m.registerAdvise),
   serve: () => import("./commands/serve.js").then((m) => (p: Command) => m.registerServe(p, early)),
   init: () => import("./commands/init.js").then((m) => m.registerInit),
   login: () => import("./commands/login.js").then((m) => m.registerLogin),

@@ -3,6 +3,7 @@ import { requiresText } from "./access.js";
 import type { Requires } from "./auth/types.js";
 import type { ToolDef, UpstreamState } from "./catalog/inventory.js";
 import type { Catalog } from "./catalog/types.js";
+import { type ProfileFields, profileFields } from "./clients/report.js";
 import { type Reason, type Resolution, resolve } from "./resolve.js";
 import {
   deferredSet,
@@ -49,7 +50,7 @@ export interface ToolsetEntry {
   readonly approx_tokens?: number;
 }
 
-export interface ToolsetsReport {
+export interface ToolsetsReport extends ProfileFields {
   readonly toolsets: readonly ToolsetEntry[];
   readonly active: readonly string[];
   /** Exposed tool names; present once upstreams were asked. */
@@ -217,6 +218,7 @@ export function toolsetsReport(
     ...(total ? { schema_bytes: total.schema_bytes, approx_tokens: total.approx_tokens } : {}),
     ...(full ? { without_deferral: full } : {}),
     ...(shadowed.length ? { shadowed } : {}),
+    ...profileFields(selection, resolution, total),
   };
 }
 

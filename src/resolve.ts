@@ -13,7 +13,15 @@ import type { Selection } from "./selection.js";
 
 export { isDeferred } from "./resolve/defer.js";
 export { sessionInstructions } from "./resolve/instructions.js";
-export type { DeferredToolset, Reason, Resolution, Route, Unavailable, UriRoute } from "./resolve/types.js";
+export type {
+  DeferredToolset,
+  ProfileEffect,
+  Reason,
+  Resolution,
+  Route,
+  Unavailable,
+  UriRoute,
+} from "./resolve/types.js";
 export { routeUri, templateRegExp } from "./resolve/uri.js";
 
 /** Pure and deterministic: the same inputs give an equal Resolution. */

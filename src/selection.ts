@@ -1,5 +1,5 @@
 /** @module The URL decides: a query string becomes the set of active toolsets, unknown names and a canonical key. */
-import type { Catalog } from "./catalog/types.js";
+import type { Catalog, ClientProfile } from "./catalog/types.js";
 
 /** What a hostile query may cost: longer queries and more names are refused with a clear error. */
 export const LIMITS = Object.freeze({ queryLength: 8192, names: 256 });
@@ -43,6 +43,13 @@ export interface Selection {
   readonly forbidden?: readonly string[];
   /** Every toolset the principal does not meet, requested or not, catalog order: for its report. */
   readonly denied?: readonly string[];
+  /**
+   * Active toolsets the URL itself names (a bare key, `toolsets=`, `only=`), catalog order: a client profile
+   * defers them last. Absent when the URL names none (the defaults, a default selection).
+   */
+  readonly explicit?: readonly string[];
+  /** The client's profile (clients/select.ts): what the resolution of this selection is fitted to. */
+  readonly profile?: ClientProfile;
 }
 
 /** Reserved keys whose value (not the key) holds the names. */
@@ -119,6 +126,8 @@ export function selectToolsets(catalog: Catalog, query: ParsedQuery, defaultQuer
     .filter((t) => t.deferred || (!t.always && (defer.has(DEFER_ALL) || defer.has(t.name))))
     .map((t) => t.name);
   const active = picked.map((t) => t.name);
+  const asked = base === query ? new Set(query.only ?? query.add) : new Set<string>();
+  const explicit = active.filter((n) => asked.has(n));
   const unknown: string[] = [];
   for (const n of base === query ? base.named : [...query.named, ...base.named]) {
     if (!catalog.toolset.has(n) && !unknown.includes(n)) unknown.push(n);
@@ -128,6 +137,7 @@ export function selectToolsets(catalog: Catalog, query: ParsedQuery, defaultQuer
     unknown: Object.freeze(unknown),
     deferred: Object.freeze(deferred),
     key: selectionKey(active, deferred),
+    ...(explicit.length ? { explicit: Object.freeze(explicit) } : {}),
   });
 }
 

@@ -6,6 +6,7 @@ import type { LoadedFile } from "../config/load.js";
 import type { Path } from "../config/source.js";
 import type { MemberSpec, PromptSpec } from "../config/types.js";
 import { authOf, forwardedTokenErrors } from "./auth.js";
+import { clientsOf } from "./clients.js";
 import { checkCollisions, type NameClaim } from "./collisions.js";
 import { deepFreeze } from "./freeze.js";
 import { auditOf, requirementsOf } from "./identity.js";
@@ -109,6 +110,7 @@ export function compile(files: readonly LoadedFile[], options: CompileOptions = 
       finalUpstreams.has(u) ? finalUpstreams.get(u)!.prefix : failed.get(u)?.prefix,
     ),
   );
+  const clients = clientsOf(files, new Set(toolsets.map((t) => t.name)), errors);
   const name = files.find((f) => f.config.name !== undefined)?.config.name ?? "toolpacks";
   const state = statePlanOf(files, name, options.env ?? {}, errors);
   const tracing = tracingPlanOf(files, options.env ?? {}, errors);
@@ -129,6 +131,7 @@ export function compile(files: readonly LoadedFile[], options: CompileOptions = 
     stateDir: stateDirOf(files, options.env ?? {}),
     ...(instructions.length ? { instructions: instructions.join("\n\n") } : {}),
     ...(autoDefer?.auto_over_tokens ? { autoDeferOverTokens: autoDefer.auto_over_tokens } : {}),
+    clients,
     upstreams: finalUpstreams,
     toolsets,
     toolset: new Map(toolsets.map((t) => [t.name, t])),

@@ -4,6 +4,7 @@ import type { UpstreamSpec } from "../config/types.js";
 import type { OAuthUpstreamConfig } from "../oauth/types.js";
 import type { StatePlan } from "../state/config.js";
 import type { TracingPlan } from "../tracing/config.js";
+import type { VersionRange } from "./client-version.js";
 import type { Limits } from "./limits.js";
 
 /** A tool or prompt is matched by name; a resource member by URI or URI template. */
@@ -109,6 +110,31 @@ export interface Upstream {
   readonly where: string;
 }
 
+/**
+ * A client profile (`clients:` or built in): which clients it matches by what they say about themselves, and
+ * what they get. The first profile that matches a client is its profile.
+ */
+export interface ClientProfile {
+  /** `clientInfo.name` patterns as written (exact or glob). */
+  readonly clients: readonly string[];
+  /** The same, compiled: anchored, case-insensitive. */
+  readonly patterns: readonly RegExp[];
+  /** A range of `clientInfo.version`, as written and parsed. */
+  readonly version?: { readonly text: string; readonly range: VersionRange };
+  /** Capability (dotted path) → must be declared (true) or must not (false). */
+  readonly capabilities?: Readonly<Record<string, boolean>>;
+  readonly maxTools?: number;
+  readonly maxListBytes?: number;
+  readonly defer: "auto" | "all" | "none";
+  /** What a URL naming no toolset gets for this client, in URL spelling. */
+  readonly selection?: string;
+  readonly maxDescriptionBytes?: number;
+  /** `file:line:col` of the entry, or `built-in`. */
+  readonly where: string;
+  /** A built-in profile's cap: where the client's makers publish it. */
+  readonly source?: string;
+}
+
 export interface Catalog {
   readonly name: string;
   /** Static tokens and the resource server (undefined: no authentication). */
@@ -129,6 +155,8 @@ export interface Catalog {
   readonly instructions?: string;
   /** Defer every active toolset but `always` ones when the selection's tools would exceed this many ≈tokens. */
   readonly autoDeferOverTokens?: number;
+  /** Client profiles, first match wins: every file's `clients:` in file order, then the built-in ones. */
+  readonly clients: readonly ClientProfile[];
   readonly upstreams: ReadonlyMap<string, Upstream>;
   /** In declaration order (first file first); implicit toolsets after declared ones. */
   readonly toolsets: readonly Toolset[];

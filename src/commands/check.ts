@@ -3,6 +3,7 @@ import type { Command } from "commander";
 import { requiresText } from "../access.js";
 import type { Inventory, UpstreamState } from "../catalog/inventory.js";
 import type { Catalog, Member, Upstream } from "../catalog/types.js";
+import { entryOf } from "../clients/report.js";
 import { redact } from "../config/env.js";
 import { everythingSelection } from "../report.js";
 import { resolve } from "../resolve.js";
@@ -39,10 +40,34 @@ export function checkSummary(catalog: Catalog, files: readonly string[]): string
     const members = t.members.map((m) => (m.as ? `${m.ref} as ${m.as}` : m.ref));
     lines.push(`  ${t.name.padEnd(tw)}  ${flags.join(", ").padEnd(24)}  ${members.join(", ")}`);
   }
-  lines.push(...identitySummary(catalog));
+  lines.push(...identitySummary(catalog), ...clientsSummary(catalog));
   const warnings = [...(catalog.warnings ?? []), ...staticNameWarnings(catalog)];
   if (warnings.length) lines.push("", "warnings:", ...warnings.map((w) => `  ${w}`));
   return lines.join("\n");
+}
+
+/** The client profiles in the order they are tried: what each matches, what it sets, where it comes from. */
+function clientsSummary(catalog: Catalog): string[] {
+  if (!catalog.clients.length) return [];
+  const rows = catalog.clients.map((p) => {
+    const e = entryOf(p);
+    const match = [e.client.join(", "), ...(e.version ? [`version ${e.version}`] : [])].join(" ");
+    const sets = [
+      ...(e.max_tools !== undefined ? [`max_tools ${e.max_tools}`] : []),
+      ...(e.max_list_bytes !== undefined ? [`max_list_bytes ${e.max_list_bytes}`] : []),
+      `defer ${e.defer}`,
+      ...(e.max_description_bytes !== undefined ? [`max_description_bytes ${e.max_description_bytes}`] : []),
+      ...(e.selection !== undefined ? [`selection ${e.selection}`] : []),
+    ].join(", ");
+    return [match, sets, e.from];
+  });
+  const w0 = Math.max(...rows.map((r) => r[0]!.length));
+  const w1 = Math.max(...rows.map((r) => r[1]!.length));
+  return [
+    "",
+    "clients (the first profile that matches a client wins):",
+    ...rows.map((r) => `  ${r[0]!.padEnd(w0)}  ${r[1]!.padEnd(w1)}  ${r[2]}`),
+  ];
 }
 
 /** Who may connect and where calls are audited; values from the environment shown as their `${VAR}`. */

@@ -3,13 +3,15 @@ import type { Command } from "commander";
 import { requiresText, withAccess } from "../access.js";
 import { parsePrincipalJson } from "../auth/requirements.js";
 import type { Catalog } from "../catalog/types.js";
-import { offersToolsetsTool, ownToolDefs } from "../proxy/lists.js";
+import { selectFor } from "../clients/select.js";
 import type { Figure, ToolsetsReport } from "../report.js";
 import { everythingSelection, listFigure, toolsetFigures, toolsetsReport } from "../report.js";
-import { type Resolution, resolve, resolveWithRefresh } from "../resolve.js";
-import { type Selection, select } from "../selection.js";
+import { type Resolution, resolve } from "../resolve.js";
+import type { Selection } from "../selection.js";
 import { catalogOrExit, toolsetsToolOn } from "./common.js";
-import { finish, withLive } from "./live.js";
+import { finish } from "./live.js";
+import { clientProfile, servedResolution, sessionExtras } from "./served.js";
+import { withInventory } from "./snapshot.js";
 
 export function toolsetsTable(catalog: Catalog, report: ToolsetsReport): string {
   const w = Math.max(4, ...report.toolsets.map((t) => t.name.length));
@@ -126,66 +128,99 @@ export function registerToolsets(program: Command): void {
       "--no-toolsets-tool",
       "with --live: count tools/list without list_server_toolsets (as serve --no-toolsets-tool)",
     )
-    .action(
-      async (
-        files: string[],
-        opts: { select: string; json?: boolean; live?: boolean; toolsetsTool: boolean; as?: string },
-      ) => {
-        const catalog = catalogOrExit(files);
-        const selected = select(catalog, opts.select);
-        if (!selected.ok) {
-          process.stderr.write(`bad selection: ${selected.error}\n`);
-          process.exit(2);
-        }
-        const selection =
-          opts.as === undefined ? selected.selection : asPrincipal(catalog, selected.selection, opts.as);
-        if (!opts.live) {
-          const report = toolsetsReport(catalog, selection);
-          process.stdout.write(
-            opts.json ? `${JSON.stringify(report, null, 2)}\n` : `${toolsetsTable(catalog, report)}\n`,
-          );
-          return;
-        }
-        const toolsetsTool = toolsetsToolOn(opts.toolsetsTool);
-        // What a session would list beyond its upstreams' tools (serve keeps captured values by default).
-        const extra = (r: Resolution) => ownToolDefs(r, toolsetsTool && offersToolsetsTool(r), true);
-        const { report, live } = await withLive(catalog, async ({ inventory, refresh }) => {
-          const { resolution, inventory: fresh } = await resolveWithRefresh(
-            catalog,
-            selection,
-            inventory,
-            refresh,
-          );
-          const everything = resolve(catalog, everythingSelection(catalog), fresh);
-          const live: LiveCost = {
-            resolution,
-            everything,
-            selectionTotal: listFigure(resolution, extra(resolution)),
-            everythingTotal: listFigure(everything, extra(everything), false),
-          };
-          return {
-            report: toolsetsReport(catalog, selection, resolution, extra(resolution), everything),
-            live,
-          };
-        });
-        const e = live.everythingTotal;
-        await finish(
+    .option("--client <name>", "answer for a client that sends this clientInfo.name (its profile, SPEC §14)")
+    .option("--client-version <version>", "with --client: the clientInfo.version it sends")
+    .option(
+      "--catalog <file>",
+      "use a saved catalog (toolpacks eval --save-catalog) instead of the live upstreams",
+    )
+    .action(async (files: string[], opts: ToolsetsOptions) => {
+      const catalog = catalogOrExit(files);
+      const client = clientProfile(catalog, opts.client, opts.clientVersion);
+      const selected = selectFor(catalog, opts.select, {}, client.profile);
+      if (!selected.ok) {
+        process.stderr.write(`bad selection: ${selected.error}\n`);
+        process.exit(2);
+      }
+      const selection =
+        opts.as === undefined ? selected.selection : asPrincipal(catalog, selected.selection, opts.as);
+      const notes = client.note ? [client.note] : [];
+      if (!opts.live && opts.catalog === undefined) {
+        const report = toolsetsReport(catalog, selection);
+        process.stdout.write(
           opts.json
-            ? `${JSON.stringify(
-                {
-                  ...report,
-                  everything: {
-                    tools: e.tools,
-                    schema_bytes: e.schema_bytes,
-                    approx_tokens: e.approx_tokens,
-                  },
-                },
-                null,
-                2,
-              )}\n`
-            : `${liveTable(catalog, report, live)}\n`,
-          0,
+            ? `${JSON.stringify(report, null, 2)}\n`
+            : `${[toolsetsTable(catalog, report), ...profileLines(report, false), ...notes].join("\n")}\n`,
         );
-      },
+        return;
+      }
+      const extra = sessionExtras(toolsetsToolOn(opts.toolsetsTool));
+      const { report, live } = await withInventory(catalog, opts.catalog, async (inventory, refresh) => {
+        const served = await servedResolution(catalog, selection, inventory, refresh, extra);
+        const { resolution } = served;
+        const everything = resolve(catalog, everythingSelection(catalog), served.inventory);
+        const live: LiveCost = {
+          resolution,
+          everything,
+          selectionTotal: listFigure(resolution, extra(resolution)),
+          everythingTotal: listFigure(everything, extra(everything), false),
+        };
+        return {
+          report: toolsetsReport(catalog, selection, resolution, extra(resolution), everything),
+          live,
+        };
+      }).catch(exitOnBadCatalog);
+      const e = live.everythingTotal;
+      const everything = { tools: e.tools, schema_bytes: e.schema_bytes, approx_tokens: e.approx_tokens };
+      await finish(
+        opts.json
+          ? `${JSON.stringify({ ...report, everything }, null, 2)}\n`
+          : `${[liveTable(catalog, report, live), ...profileLines(report, true), ...notes].join("\n")}\n`,
+        0,
+      );
+    });
+}
+
+interface ToolsetsOptions {
+  select: string;
+  json?: boolean;
+  live?: boolean;
+  toolsetsTool: boolean;
+  as?: string;
+  client?: string;
+  clientVersion?: string;
+  catalog?: string;
+}
+
+/** A saved catalog that cannot be read: what is wrong, and exit 2. */
+export function exitOnBadCatalog(err: unknown): never {
+  process.stderr.write(`${(err as Error).message}\n`);
+  process.exit(2);
+}
+
+/** The client profile's lines: which matched, its caps, what it deferred and why, what it cut, what is still over. */
+export function profileLines(report: ToolsetsReport, live: boolean): string[] {
+  const p = report.client_profile;
+  if (!p) return [];
+  const caps = [
+    ...(p.max_tools !== undefined ? [`max_tools ${p.max_tools}`] : []),
+    ...(p.max_list_bytes !== undefined ? [`max_list_bytes ${p.max_list_bytes}`] : []),
+    `defer ${p.defer}`,
+    ...(p.max_description_bytes !== undefined ? [`max_description_bytes ${p.max_description_bytes}`] : []),
+    ...(p.selection !== undefined ? [`selection ${p.selection}`] : []),
+  ];
+  const lines = [`client profile: ${p.client.join(", ")} (${p.from}): ${caps.join(", ")}`];
+  if (p.source) lines.push(`  cap published by: ${p.source}`);
+  if (!live) {
+    lines.push("  what it defers to meet its caps needs the upstreams' lists: add --live or --catalog FILE");
+    return lines;
+  }
+  const deferred = report.deferred_by_profile ?? [];
+  if (deferred.length)
+    lines.push(
+      `deferred by profile: ${deferred.map((d) => d.name).join(", ")} (${deferred[0]!.reason}); found with find_tools`,
     );
+  if (p.descriptions_cut) lines.push(`descriptions cut: ${p.descriptions_cut} (whole in find_tools)`);
+  lines.push(p.over ? `over its caps: ${p.over} (served as it is)` : "within its caps");
+  return lines;
 }

@@ -45,6 +45,11 @@ export function prune(data: unknown, paths: readonly Path[]): Obj {
       delete data.auth[String(name)];
       continue;
     }
+    // A failed client profile is left out alone (null in its place, so later positions stay right).
+    if (top === "clients" && typeof name === "number" && Array.isArray(data.clients)) {
+      data.clients[name] = null;
+      continue;
+    }
     if (top === "toolsets" && path.length >= 2) {
       const toolsets = data.toolsets;
       if (!isObj(toolsets)) continue;

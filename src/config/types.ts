@@ -89,6 +89,18 @@ export interface LimitsSpec {
   stalled_reader_timeout?: number;
 }
 
+/** One entry of `clients:` as written (compiled by src/catalog/clients.ts). */
+export interface ClientSpec {
+  client: string | string[];
+  version?: string;
+  capabilities?: Record<string, boolean>;
+  max_tools?: number;
+  max_list_bytes?: number;
+  defer?: "auto" | "all" | "none";
+  selection?: string;
+  max_description_bytes?: number;
+}
+
 export interface PacksFile {
   name?: string;
   auth?: AuthConfig;
@@ -100,6 +112,7 @@ export interface PacksFile {
   public_env?: string[];
   state_dir?: string;
   search?: { auto_over_tokens?: number };
+  clients?: ClientSpec[];
   upstreams?: Record<string, UpstreamSpec>;
   toolsets?: Record<string, ToolsetSpec>;
 }

@@ -8,6 +8,7 @@
 import { randomUUID } from "node:crypto";
 import { accessKey } from "../access.js";
 import { requestDigest } from "../modern/request-state.js";
+import { profileKey } from "../proxy/client-profiles.js";
 import type { Gateway } from "../proxy/gateway.js";
 import { BEARER_OWNER } from "../proxy/handles.js";
 import type { Session } from "../proxy/session.js";
@@ -95,7 +96,7 @@ export class Contexts {
     const oneRequest =
       anonymous && caller.upstreams.some((u) => catalog.upstreams.get(u)?.isolation === "per-session");
     if (oneRequest) return this.open(caller, randomUUID(), "request");
-    const key = `2026-07-28\u0000${accessKey(caller.selection)}\u0000${caller.owner}`;
+    const key = `2026-07-28\u0000${accessKey(caller.selection)}\u0000${caller.owner}\u0000${profileKey(caller.selection)}`;
     const known = this.gateway.sessions.get(key);
     if (known) {
       this.gateway.sessions.touch(known);

@@ -5,19 +5,19 @@
  * headers), and handed to the session that serves it. The edges never see the gateway.
  */
 
-import { withAccess } from "../access.js";
 import type { AuditLog } from "../audit.js";
 import type { Principal } from "../auth/types.js";
 import type { Limits } from "../catalog/limits.js";
-import type { Catalog } from "../catalog/types.js";
+import type { Catalog, ClientProfile } from "../catalog/types.js";
 import type { Logger } from "../log.js";
 import type { Envelope } from "../modern/meta.js";
+import { clientQuery, profileOf, profileOfInit } from "../proxy/client-profiles.js";
 import { Gateway } from "../proxy/gateway.js";
 import type { GatewayOptions } from "../proxy/gateway-options.js";
 import type { Session } from "../proxy/session.js";
 import type { SessionTransport } from "../proxy/transport.js";
 import type { ToolsetsReport } from "../report.js";
-import { type Selection, select } from "../selection.js";
+import type { Selection, SelectResult } from "../selection.js";
 import { errors, WireError } from "../wire/errors.js";
 import { Admission } from "./admission.js";
 import type { Arrival, Connect, Headers } from "./arrival.js";
@@ -26,6 +26,12 @@ import { type TrustedProxies, trustedProxies } from "./client-key.js";
 import { Contexts, type Served } from "./contexts.js";
 import { Identity } from "./identity.js";
 import { LegacySessions } from "./sessions.js";
+
+/** A selection asked for: a URL's query, with the profile of the client that asks (if one matches). */
+interface Asked {
+  readonly query: string;
+  readonly profile?: ClientProfile | undefined;
+}
 
 export type { Arrival, Connect, Headers } from "./arrival.js";
 export type { Served } from "./contexts.js";
@@ -128,16 +134,16 @@ export class Front {
     era: Era,
     arrival: Arrival,
     principal: Principal | undefined,
-    of: string | Session,
+    of: Asked | Session,
   ): Caller | WireError {
     const catalog = this.gateway.catalog;
     let selection: Selection;
     let query: string;
-    if (typeof of === "string") {
-      const selected = this.select(of, principal);
+    if (!("selection" in of)) {
+      const selected = this.select(of.query, principal, of.profile);
       if (!selected.ok) return errors.badSelection(selected.error);
       selection = selected.selection;
-      query = of;
+      query = of.query;
     } else {
       selection = of.selection;
       query = arrival.query;
@@ -154,15 +160,9 @@ export class Front {
     });
   }
 
-  /** A URL's query → the selection this principal may have (SPEC §3, §11.4). */
-  select(query: string, principal?: Principal) {
-    const catalog = this.gateway.catalog;
-    const o = this.gateway.options;
-    const r = select(catalog, query, {
-      ...(o.ignoreKeys ? { ignoreKeys: o.ignoreKeys } : {}),
-      ...(o.defaultSelection !== undefined ? { defaultSelection: o.defaultSelection } : {}),
-    });
-    return r.ok ? ({ ok: true, selection: withAccess(catalog, r.selection, principal) } as const) : r;
+  /** A URL's query → the selection this principal (and this client's profile) may have (SPEC §3, §11.4, §14). */
+  select(query: string, principal?: Principal, profile?: ClientProfile): SelectResult {
+    return this.gateway.select(query, principal, profile);
   }
 
   // ── 2025 sessions ───────────────────────────────────────────────────────────────────────────────────────
@@ -180,7 +180,8 @@ export class Front {
     if (principal instanceof WireError) return principal;
     const stepUp = this.identity.stepUp(this.gateway.catalog, principal, arrival.query);
     if (stepUp) return stepUp;
-    const caller = this.caller("2025", arrival, principal, arrival.query);
+    const profile = profileOfInit(this.gateway.catalog, initialize.seed ?? initialize.replay);
+    const caller = this.caller("2025", arrival, principal, { query: arrival.query, profile });
     if (caller instanceof WireError) return caller;
     let transport: T | undefined;
     const opened = await this.sessions.open(caller, initialize, (s) => (transport = connect(s)));
@@ -203,7 +204,13 @@ export class Front {
     const found = await this.sessions.find(
       id,
       version,
-      (of) => this.caller("2025", arrival, principal, of),
+      (of) =>
+        this.caller(
+          "2025",
+          arrival,
+          principal,
+          "query" in of ? { query: of.query, profile: profileOfInit(this.gateway.catalog, of.init) } : of,
+        ),
       connect,
     );
     if (found instanceof WireError) return found;
@@ -238,14 +245,15 @@ export class Front {
   async modern(
     arrival: Arrival,
     m: { readonly method: string; readonly params?: Record<string, unknown> },
-    _envelope: Envelope,
+    envelope: Envelope,
   ): Promise<(Served & { session: SessionPort }) | WireError> {
     const principal = await this.authenticate(arrival);
     if (principal instanceof WireError) return principal;
     // Each request is its own initialize here: its principal narrows the URL's selection, step-up included.
     const stepUp = this.identity.stepUp(this.gateway.catalog, principal, arrival.query);
     if (stepUp) return stepUp;
-    const caller = this.caller("2026-07-28", arrival, principal, arrival.query);
+    const profile = profileOf(this.gateway.catalog, envelope.clientInfo, envelope.clientCapabilities);
+    const caller = this.caller("2026-07-28", arrival, principal, { query: arrival.query, profile });
     if (caller instanceof WireError) return caller;
     return this.contexts.serve(caller, m);
   }
@@ -266,7 +274,7 @@ export class Front {
     unknown: readonly string[];
     forbidden?: readonly string[];
   }> {
-    const caller = this.caller("2025", { query, headers: {}, address: "stdio" }, principal, query);
+    const caller = this.caller("2025", { query, headers: {}, address: "stdio" }, principal, { query });
     if (caller instanceof WireError)
       throw new Error(`bad --toolsets selection: ${caller.message.replace(/^Bad selection: /, "")}`);
     const opened = await this.sessions.open(caller, { stdio: true }, connect);
@@ -291,9 +299,11 @@ export class Front {
     if (principal instanceof WireError) return principal;
     const stepUp = this.identity.stepUp(this.gateway.catalog, principal, arrival.query);
     if (stepUp) return stepUp;
-    const selected = this.select(arrival.query, principal);
+    // `?client=NAME` answers for that client's profile (SPEC §14.3).
+    const asked = clientQuery(this.gateway.catalog, arrival.query);
+    const selected = this.select(asked.query, principal, asked.profile);
     if (!selected.ok) return { badSelection: selected.error };
-    const caller = this.caller("2025", arrival, principal, arrival.query);
+    const caller = this.caller("2025", arrival, principal, asked);
     if (caller instanceof WireError) return caller;
     try {
       return await this.gateway.reportFor(caller.selection, caller.credentials.values, caller.identity);

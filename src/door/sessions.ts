@@ -7,6 +7,7 @@
 import { randomUUID } from "node:crypto";
 import type { Requires } from "../auth/types.js";
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from "../protocol.js";
+import { sessionLog } from "../proxy/client-profiles.js";
 import type { Gateway } from "../proxy/gateway.js";
 import type { Session } from "../proxy/session.js";
 import type { SessionTransport } from "../proxy/transport.js";
@@ -101,13 +102,17 @@ export class LegacySessions {
     if (how.replay) session.replay(how.replay);
     if (how.stdio) return session;
     const r = session.resolution;
+    const said = how.seed ?? how.replay;
+    const told = sessionLog(this.gateway, selection, r, (said?.clientInfo as { name?: unknown })?.name);
     this.gateway.logger[how.stateless ? "debug" : "info"](how.id ? "session rebuilt" : "session opened", {
       session: how.stateless ? undefined : digest,
       active: r.active,
       tools: r.tools.length,
       ...(selection.unknown.length ? { unknown: selection.unknown } : {}),
       ...(r.unavailable.length ? { not_enabled: r.unavailable.map((u) => `${u.name}: ${u.reason}`) } : {}),
+      ...told.fields,
     });
+    if (told.warning) this.gateway.logger.warn(told.warning, { session: digest, ...told.fields });
     return session;
   }
 
@@ -120,7 +125,7 @@ export class LegacySessions {
   async find(
     id: string | undefined,
     version: string | undefined,
-    callerFor: (query: string | Session) => Caller | WireError,
+    callerFor: (of: { query: string; init: Record<string, unknown> } | Session) => Caller | WireError,
     connect: Connect<SessionTransport>,
   ): Promise<{ session: Session; caller: Caller } | WireError> {
     if (!id) return errors.sessionIdRequired();
@@ -139,7 +144,7 @@ export class LegacySessions {
     if (!session && secret) {
       const seed = verifySessionId(id, secret);
       if (!seed) return errors.sessionNotFound();
-      const caller = callerFor(seed.q);
+      const caller = callerFor({ query: seed.q, init: { clientInfo: seed.i, capabilities: seed.c } });
       if (caller instanceof WireError) return caller;
       if (seed.s !== subjectDigest(caller.principal, secret)) return errors.anotherIdentity();
       if (seed.b !== caller.binding) return errors.credentialsDiffer();

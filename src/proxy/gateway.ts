@@ -4,17 +4,18 @@ import { AuditLog } from "../audit.js";
 import type { Principal } from "../auth/types.js";
 import { withoutCapture } from "../catalog/capture-off.js";
 import type { UpstreamState } from "../catalog/inventory.js";
-import type { Catalog, Upstream } from "../catalog/types.js";
+import type { Catalog, ClientProfile, Upstream } from "../catalog/types.js";
 import type { Logger } from "../log.js";
 import { Metrics } from "../metrics.js";
 import { type RequestStateCodec, requestStateCodec } from "../modern/state-key.js";
 import { resolveEverything, type ToolsetsReport, toolsetsReport } from "../report.js";
 import { type Resolution, resolveWithRefresh } from "../resolve.js";
-import { type Selection, type SelectResult, select } from "../selection.js";
+import type { Selection, SelectResult } from "../selection.js";
 import { type InstanceRef, refLabel, sharedRef } from "../upstream/instance.js";
 import { UpstreamPool } from "../upstream/pool.js";
 import { wireOAuth } from "./authorized.js";
 import { BridgeTable } from "./bridge.js";
+import { fitted, profileKey, selectFor, selectionOptions } from "./client-profiles.js";
 import type { GatewayOptions } from "./gateway-options.js";
 import type { SessionAuthorization, SessionHost, UpstreamLink } from "./host.js";
 import { type Credentials, cacheKey, reportRefs } from "./instances.js";
@@ -134,13 +135,9 @@ export class Gateway implements SessionHost {
     return this.current.upstreams.get(name);
   }
 
-  select(query: string, principal?: Principal): SelectResult {
-    const r = select(this.catalog, query, {
-      ...(this.options.ignoreKeys ? { ignoreKeys: this.options.ignoreKeys } : {}),
-      ...(this.options.defaultSelection !== undefined
-        ? { defaultSelection: this.options.defaultSelection }
-        : {}),
-    });
+  /** `profile`: the client's (client-profiles.ts), matched at initialize or per 2026-07-28 request. */
+  select(query: string, principal?: Principal, profile?: ClientProfile): SelectResult {
+    const r = selectFor(this.catalog, query, selectionOptions(this.options), profile);
     return r.ok ? { ok: true, selection: withAccess(this.catalog, r.selection, principal) } : r;
   }
 
@@ -161,7 +158,9 @@ export class Gateway implements SessionHost {
   resolve(selection: Selection, refs: ReadonlyMap<string, InstanceRef>, restart = true): Promise<Resolution> {
     const key = cacheKey(resolutionKey(selection), refs);
     const keep = ![...refs.values()].some((r) => r.kind === "session");
-    return this.cache.get(key, restart, () => this.compute(selection, refs, restart), keep);
+    return this.cache
+      .get(key, restart, () => this.compute(selection, refs, restart), keep)
+      .then((r) => fitted(this, r, selection));
   }
 
   private async compute(
@@ -302,7 +301,7 @@ export class Gateway implements SessionHost {
     if (state.status !== "ready") return;
     const groups = new Map<string, Session[]>();
     for (const s of this.users(ref)) {
-      const k = cacheKey(resolutionKey(s.selection), s.refs);
+      const k = `${cacheKey(resolutionKey(s.selection), s.refs)}\u0000${profileKey(s.selection)}`;
       groups.set(k, [...(groups.get(k) ?? []), s]);
     }
     for (const group of groups.values()) {

@@ -13,7 +13,7 @@ export function withCapture(catalog: Catalog, route: Route): Route {
   const overBytes = Math.min(...limits);
   // A captured result has no structuredContent for the model, so an outputSchema would make clients reject it.
   const { outputSchema: _o, ...def } = route.definition as Def & { description?: string };
-  const note = `Results over ${overBytes} bytes come back as a handle like @state:${route.toolsets[0]}/${route.name}/1: pass the handle as an argument to any tool instead of the value, or read parts of it with inspect_state.`;
+  const note = captureNote({ ...route, captureOverBytes: overBytes });
   return {
     ...route,
     captureOverBytes: overBytes,
@@ -31,4 +31,9 @@ function capturesAnything(catalog: Catalog): boolean {
     captureCache.set(catalog, on);
   }
   return on;
+}
+
+/** What a captured tool's description ends with (after a blank line), so the model passes handles on. */
+export function captureNote(route: Pick<Route, "name" | "toolsets" | "captureOverBytes">): string {
+  return `Results over ${route.captureOverBytes} bytes come back as a handle like @state:${route.toolsets[0]}/${route.name}/1: pass the handle as an argument to any tool instead of the value, or read parts of it with inspect_state.`;
 }

@@ -20,6 +20,11 @@ export interface Route<D extends Def = Def> {
   readonly template?: boolean;
   /** Tool results over this many bytes are kept in the session and passed by handle. */
   readonly captureOverBytes?: number;
+  /**
+   * The definition before a client profile cut its description (`definition` is what is listed): what
+   * find_tools indexes and returns. Only on a tool whose description was cut.
+   */
+  readonly fullDefinition?: D;
 }
 
 /**
@@ -46,8 +51,21 @@ export interface DeferredToolset {
   readonly name: string;
   readonly title: string;
   readonly description: string;
-  /** `config`: `deferred: true`; `url`: `defer=`; `auto`: `search.auto_over_tokens` was exceeded. */
-  readonly by: "config" | "url" | "auto";
+  /**
+   * `config`: `deferred: true`; `url`: `defer=`; `auto`: `search.auto_over_tokens` was exceeded; `profile`:
+   * the client's profile (its caps, or `defer: all`).
+   */
+  readonly by: "config" | "url" | "auto" | "profile";
+}
+
+/** What a client profile changed in a resolution (clients/apply.ts). */
+export interface ProfileEffect {
+  /** Why it deferred toolsets (`by: "profile"` in `deferred`): the cap and what the list would have been. */
+  readonly reason?: string;
+  /** Listed tools whose description it cut, in list order: find_tools finds them too, whole. */
+  readonly cut: readonly string[];
+  /** The toolsets those tools are indexed under (the active ones that list them), catalog order. */
+  readonly cutIn: readonly { readonly name: string; readonly title: string; readonly description: string }[];
 }
 
 /** A URI pattern a read, subscription or completion may be routed by (templates and resource globs). */
@@ -80,4 +98,6 @@ export interface Resolution {
   readonly upstreams: readonly string[];
   readonly instructions?: string;
   readonly unknown: readonly string[];
+  /** Present when the selection's client profile deferred toolsets or cut descriptions. */
+  readonly profile?: ProfileEffect;
 }

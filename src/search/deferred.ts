@@ -34,12 +34,20 @@ export function listsUpstreamTool(resolution: Resolution, name: string): boolean
 }
 
 /**
- * find_tools and call_tool, when a deferred toolset is active; each one only if no listed upstream tool has its
- * name (the upstream's tool wins, as with list_server_toolsets). When one is taken, the other's description
+ * Whether the session searches anything: a deferred toolset is active, or its client's profile cut a listed
+ * tool's description (find_tools then returns the whole of it).
+ */
+export function searches(resolution: Resolution): boolean {
+  return resolution.deferred.length > 0 || (resolution.profile?.cut.length ?? 0) > 0;
+}
+
+/**
+ * find_tools and call_tool, when the session searches anything; each one only if no listed upstream tool has
+ * its name (the upstream's tool wins, as with list_server_toolsets). When one is taken, the other's description
  * does not point at it.
  */
 export function searchToolDefs(resolution: Resolution): readonly ToolDef[] {
-  if (!resolution.deferred.length) return [];
+  if (!searches(resolution)) return [];
   const find = !listsUpstreamTool(resolution, FIND_TOOLS);
   const call = !listsUpstreamTool(resolution, CALL_TOOL);
   if (find && call) return deferredToolDefs;
@@ -49,7 +57,7 @@ export function searchToolDefs(resolution: Resolution): readonly ToolDef[] {
 /** Whether `name` is our find_tools or call_tool in this resolution (not a listed upstream tool of that name). */
 export function offersSearchTool(resolution: Resolution, name: string): boolean {
   return (
-    resolution.deferred.length > 0 &&
+    searches(resolution) &&
     (name === FIND_TOOLS || name === CALL_TOOL) &&
     !listsUpstreamTool(resolution, name)
   );
@@ -74,7 +82,7 @@ export function shadowLoss(name: string): string {
 
 /** Listed upstream tools that take find_tools' or call_tool's name while toolsets are deferred. */
 export function shadowedSearchTools(resolution: Resolution): ShadowedTool[] {
-  if (!resolution.deferred.length) return [];
+  if (!searches(resolution)) return [];
   const deferred = deferredSet(resolution);
   return [FIND_TOOLS, CALL_TOOL].flatMap((name) => {
     const route = resolution.tool.get(name);
@@ -86,15 +94,22 @@ export function shadowedSearchTools(resolution: Resolution): ShadowedTool[] {
   });
 }
 
-/** What find_tools searches: every tool of every active deferred toolset, once per such toolset. */
+/**
+ * What find_tools searches: every tool of every active deferred toolset, once per such toolset, and every
+ * listed tool whose description the client's profile cut, under the toolsets that list it; each with its
+ * whole definition.
+ */
 export function searchEntries(resolution: Resolution): SearchEntry[] {
   const entries: SearchEntry[] = [];
-  if (!resolution.deferred.length) return entries;
+  if (!searches(resolution)) return entries;
   const byName = new Map(resolution.deferred.map((d) => [d.name, d]));
+  const deferred = deferredSet(resolution);
+  const cutIn = new Map(resolution.profile?.cutIn.map((d) => [d.name, d]));
   for (const route of resolution.tools) {
-    const def = route.definition as ToolDef;
+    const def = (route.fullDefinition ?? route.definition) as ToolDef;
+    const listed = route.fullDefinition !== undefined && !isDeferred(deferred, route);
     for (const t of route.toolsets) {
-      const d = byName.get(t);
+      const d = byName.get(t) ?? (listed ? cutIn.get(t) : undefined);
       if (!d) continue;
       entries.push({
         name: route.name,
