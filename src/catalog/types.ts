@@ -109,6 +109,14 @@ export interface Upstream {
   readonly where: string;
 }
 
+/** `ui:` compiled: the browser console's setting as the files give it (serve decides with its options, src/console/setting.ts). */
+export interface UiSettings {
+  /** Asked for (true) or refused (false); undefined: on by default where it is safe. */
+  readonly enabled?: boolean;
+  /** Where it is served; undefined: /ui. */
+  readonly path?: string;
+}
+
 export interface Catalog {
   readonly name: string;
   /** Static tokens and the resource server (undefined: no authentication). */
@@ -129,6 +137,8 @@ export interface Catalog {
   readonly instructions?: string;
   /** Defer every active toolset but `always` ones when the selection's tools would exceed this many ≈tokens. */
   readonly autoDeferOverTokens?: number;
+  /** The browser console (`ui:`). */
+  readonly ui: UiSettings;
   readonly upstreams: ReadonlyMap<string, Upstream>;
   /** In declaration order (first file first); implicit toolsets after declared ones. */
   readonly toolsets: readonly Toolset[];

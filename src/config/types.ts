@@ -99,6 +99,7 @@ export interface PacksFile {
   public_env?: string[];
   state_dir?: string;
   search?: { auto_over_tokens?: number };
+  ui?: boolean | { enabled?: boolean; path?: string };
   upstreams?: Record<string, UpstreamSpec>;
   toolsets?: Record<string, ToolsetSpec>;
 }
