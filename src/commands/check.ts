@@ -2,6 +2,7 @@
 import type { Command } from "commander";
 import { requiresText } from "../access.js";
 import type { Inventory } from "../catalog/inventory.js";
+import { memberMatches } from "../catalog/members.js";
 import type { Catalog, Member, Upstream } from "../catalog/types.js";
 import { redact } from "../config/env.js";
 import { everythingSelection } from "../report.js";
@@ -9,7 +10,7 @@ import { resolve } from "../resolve.js";
 import { sharedRef } from "../upstream/instance.js";
 import { liveNameWarnings, staticNameWarnings } from "./check-names.js";
 import { catalogOrExit } from "./common.js";
-import { finish, keysOf, memberMatches, withLive } from "./live.js";
+import { finish, keysOf, withLive } from "./live.js";
 
 function describeUpstream(u: Upstream): string {
   const d = u.display;
