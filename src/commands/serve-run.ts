@@ -1,10 +1,15 @@
 /** @module The serve command's body, loaded only when serving (the SDK, the HTTP layer, the pool). */
 import { createServer } from "node:http";
+import { resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { parsePrincipalJson } from "../auth/requirements.js";
 import type { Catalog } from "../catalog/types.js";
-import { defaultAllowedHosts } from "../http/guard.js";
+import { gatewaySource } from "../console/gateway-source.js";
+import { createConsole } from "../console/routes.js";
+import { defaultAllowedHosts, isLoopback } from "../http/guard.js";
 import { createHttpHandler } from "../http/handler.js";
 import { createLogger } from "../log.js";
+import { packageFile } from "../paths.js";
 import { Gateway } from "../proxy/gateway.js";
 import { reloadOn } from "../reload.js";
 import { serveStdio } from "../stdio.js";
@@ -13,7 +18,7 @@ import { closeAgent } from "../upstream/transport.js";
 import { VERSION } from "../version.js";
 import { toolsetsToolOn } from "./common.js";
 import { serveOAuth } from "./serve-oauth.js";
-import { limitOverrides, type ServeOptions } from "./serve-options.js";
+import { limitOverrides, type ServeOptions, serveUi } from "./serve-options.js";
 import { openServing } from "./serve-state.js";
 
 const OTHER_PORT = "another port: --port N or TOOLPACKS_PORT=N";
@@ -91,8 +96,20 @@ export async function runServe(files: string[], opts: ServeOptions, catalog: Cat
 
   const publicHost = opts.publicUrl ? new URL(opts.publicUrl).hostname : undefined;
   const pages = oauth?.oauth.routes();
+  const ui = serveUi(opts, catalog);
+  // The stdio snippets start this CLI on this machine: offered only where the page is this machine's (loopback).
+  const launch = { command: process.execPath, args: [fileURLToPath(packageFile("dist/cli.js"))] };
+  const stdio = isLoopback(opts.host) ? { ...launch, configs: files.map((f) => resolve(f)) } : undefined;
+  const uiRoutes = ui.on
+    ? createConsole(gatewaySource(gateway), {
+        path: ui.path,
+        mcpPath: opts.path,
+        ...(stdio ? { stdio } : {}),
+      })
+    : undefined;
   const handler = createHttpHandler(gateway, {
     ...(pages ? { oauthPages: pages } : {}),
+    ...(uiRoutes ? { console: uiRoutes } : {}),
     path: opts.path,
     sessionIdleMs: Number(opts.sessionIdleTimeout) * 1000,
     maxBodyBytes: Number(opts.maxBodyBytes),
@@ -145,5 +162,7 @@ export async function runServe(files: string[], opts: ServeOptions, catalog: Cat
       name,
       toolsets: catalog.toolsets.length,
     });
+    if (ui.on) logger.info(`console on http://${host}:${port}${ui.path}/`);
+    else if ("why" in ui) logger.info(`console off: ${ui.why}`);
   });
 }

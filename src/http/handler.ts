@@ -2,6 +2,7 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import type { ConsoleRoutes } from "../console/routes.js";
 import { classifyPost } from "../modern/classify.js";
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from "../protocol.js";
 import type { Gateway } from "../proxy/gateway.js";
@@ -42,6 +43,8 @@ export interface HandlerOptions {
   readonly trustedProxies?: readonly string[];
   /** The OAuth pages for upstreams with `oauth:` (start, callback, client metadata) under /oauth/. */
   readonly oauthPages?: OAuthPages;
+  /** The browser console (src/console) under its own path: its files behind the Host/Origin check, its data behind /toolsets' checks. */
+  readonly console?: ConsoleRoutes;
 }
 
 export const defaultHandlerOptions: HandlerOptions = Object.freeze({
@@ -253,7 +256,8 @@ export function createHttpHandler(gateway: Gateway, partial: Partial<HandlerOpti
       (get && (path === "/healthz" || path === "/readyz") && options.healthz) ||
       (get && path === "/toolsets" && options.toolsetsRoute) ||
       (get && path === "/metrics" && options.metrics) ||
-      (options.oauthPages !== undefined && path.startsWith("/oauth/"));
+      (options.oauthPages !== undefined && path.startsWith("/oauth/")) ||
+      options.console?.owns(path) === true;
     if (!ours) return false;
     const rid = req.headers["x-request-id"];
     if (typeof rid !== "string" || !/^[\w.:-]{1,128}$/.test(rid)) req.headers["x-request-id"] = randomUUID();
@@ -269,6 +273,9 @@ export function createHttpHandler(gateway: Gateway, partial: Partial<HandlerOpti
         const problem = rebindingProblem(req, options.allowedHosts, options.allowedOrigins);
         const who = problem ? undefined : await identity.identify(gateway.catalog, req);
         await serveOAuth(req, res, url, options.oauthPages, who, problem);
+      } else if (options.console?.owns(path)) {
+        const gate = { rebinding: () => rebindingProblem(req, options.allowedHosts, options.allowedOrigins) };
+        await options.console.serve(req, res, path, query, { ...gate, admit: (q) => admitted(req, res, q) });
       } else await guarded(req, res, path, query);
     } catch (err) {
       log.error("request failed", {
