@@ -49,6 +49,8 @@ export function browserForFile(): {
       headless: true,
       args: ARGS,
       viewport: { width: 1280, height: 900 },
+      // No transitions: a screenshot shows a switch where it ends, not half way.
+      reducedMotion: "reduce",
     });
     mkdirSync(SCREENSHOTS, { recursive: true });
   });

@@ -28,7 +28,8 @@ interface View {
   shown: string;
 }
 
-function problemText(p: Problem): string {
+/** A problem in a few words, as the card says it. */
+export function problemText(p: Problem): string {
   if (p.reason === "missing") return `missing: ${p.missing.join(", ")}`;
   if (p.reason === "upstream-unavailable") return `upstream unavailable: ${p.detail}`;
   if (p.reason === "forbidden") return `forbidden: ${p.detail || "the caller does not meet its requires:"}`;

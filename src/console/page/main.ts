@@ -5,7 +5,7 @@
  */
 import type { ConsolePayload, LivePayload } from "../wire.js";
 import { api, forgetToken, type Got, keepToken, storedToken } from "./api.js";
-import { Cards } from "./cards.js";
+import { Cards, problemText } from "./cards.js";
 import { announce, byId } from "./dom.js";
 import { drawLive } from "./live.js";
 import { Model } from "./model.js";
@@ -136,8 +136,9 @@ async function switchOn(name: string): Promise<void> {
       liveUpstreams = undefined;
       announce(`${title} is on`);
     } else {
-      model.refused.set(name, card?.problem ?? { reason: "missing", missing: [], detail: "not enabled" });
-      announce(`${title} stays off`);
+      const why = card?.problem ?? { reason: "missing" as const, missing: [], detail: "not enabled" };
+      model.refused.set(name, why);
+      announce(`${title} stays off: ${problemText(why)}`);
       await reload();
     }
   } finally {

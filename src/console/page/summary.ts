@@ -50,6 +50,11 @@ export function drawSummary(model: Model): void {
       : null,
   );
   byId("url").textContent = model.url();
+  const named = byId("unknown");
+  named.textContent = p.report.unknown.length
+    ? `Not toolsets of this server (served around, left out of the URL): ${p.report.unknown.join(", ")}.`
+    : "";
+  named.hidden = p.report.unknown.length === 0;
   const names = p.report.tools ?? [];
   fill(
     byId("selected-tools"),
