@@ -4,7 +4,7 @@
  *
  * Env: BENCH_QUICK=1 (a ~30 s smoke run), BENCH_ROUNDS, BENCH_SLICE_MS, BENCH_SESSIONS (memory phase, 500),
  * BENCH_SG_SESSIONS (supergateway's cap there: one upstream process per session), BENCH_TARGETS (comma list),
- * BENCH_SKIP (comma list of: everything, memory, abuse, library, startup, example, search, state),
+ * BENCH_SKIP (comma list of: everything, memory, abuse, library, startup, example, search, state, console),
  * BENCH_ECHO_SERVER (another echo fixture),
  * BENCH_OUT (results folder).
  */
@@ -12,6 +12,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { cpus, loadavg, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { consoleFirstLoad } from "./console.mjs";
 import { abuseFigures } from "./lib/abuse.js";
 import { selectionBytes } from "./lib/example.js";
 import { handleFlow } from "./lib/handles.js";
@@ -85,6 +86,7 @@ const results = {
   abuse: {},
   search: {},
   state: {},
+  console: undefined,
   notes: [],
 };
 for (const t of all)
@@ -285,6 +287,17 @@ async function search() {
   results.search = JSON.parse(readFileSync(file, "utf8"));
 }
 
+/** The browser console's first load in chromium: bytes transferred and time to usable (bench/console.mjs). */
+async function consolePage() {
+  try {
+    log("console: first load in chromium");
+    results.console = await consoleFirstLoad(root, quick ? 2 : 7);
+  } catch (err) {
+    results.console = { skipped: err.message.split("\n")[0] };
+    log(`console: skipped, ${results.console.skipped}`);
+  }
+}
+
 function notes() {
   const n = results.notes;
   const sg = results.echo.supergateway?.memory;
@@ -329,6 +342,7 @@ async function main() {
     ["example", example],
     ["search", search],
     ["state", state],
+    ["console", consolePage],
   ];
   if (!existsSync(ups.echo.args[0])) {
     // Without the echo upstream only the library and example figures can be measured.

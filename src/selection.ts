@@ -1,5 +1,20 @@
 /** @module The URL decides: a query string becomes the set of active toolsets, unknown names and a canonical key. */
-import type { Catalog, ClientProfile } from "./catalog/types.js";
+import type { ClientProfile } from "./catalog/client-profile.js";
+
+/**
+ * What selecting reads of a catalog: each toolset's name and flags, in order. A Catalog is one; so is the browser
+ * console's copy of them (src/console/spelling.ts), which spells URLs by these same rules (and so this module
+ * imports nothing at run time: it is bundled into the page).
+ */
+export interface SelectionCatalog {
+  readonly toolsets: readonly {
+    readonly name: string;
+    readonly default: boolean;
+    readonly always: boolean;
+    readonly deferred: boolean;
+  }[];
+  readonly toolset: { has(name: string): boolean };
+}
 
 /** What a hostile query may cost: longer queries and more names are refused with a clear error. */
 export const LIMITS = Object.freeze({ queryLength: 8192, names: 256 });
@@ -109,7 +124,11 @@ export function parseQuery(query: string, ignoreKeys: readonly string[] = []): P
  * The active set: `only` (plus every always toolset) or the defaults plus the added names; then `without`,
  * which cannot drop an always toolset. Unknown names are served around and reported.
  */
-export function selectToolsets(catalog: Catalog, query: ParsedQuery, defaultQuery?: ParsedQuery): Selection {
+export function selectToolsets(
+  catalog: SelectionCatalog,
+  query: ParsedQuery,
+  defaultQuery?: ParsedQuery,
+): Selection {
   const base = query.empty && defaultQuery ? defaultQuery : query;
   const want = new Set<string>();
   if (base.only) {
@@ -149,7 +168,11 @@ export function selectionKey(active: readonly string[], deferred: readonly strin
 export type SelectResult = { ok: true; selection: Selection } | { ok: false; error: string };
 
 /** Query string → selection, applying the deployment's options. Never throws. */
-export function select(catalog: Catalog, query: string, options: SelectionOptions = {}): SelectResult {
+export function select(
+  catalog: SelectionCatalog,
+  query: string,
+  options: SelectionOptions = {},
+): SelectResult {
   const parsed = parseQuery(query, options.ignoreKeys);
   if (!parsed.ok) return parsed;
   let fallback: ParsedQuery | undefined;

@@ -1,5 +1,6 @@
 /** @module Turns the measured figures into the targets verdicts and a Markdown report a person reads. */
 
+import { consoleMarkdown } from "../console.mjs";
 import { searchMarkdown, searchVerdicts } from "../search/measure.mjs";
 import { abuseMarkdown } from "./abuse.js";
 
@@ -107,6 +108,21 @@ export function verdicts(results) {
     );
   }
   if (results.search?.quality) out.push(...searchVerdicts(results.search));
+  const page = results.console;
+  if (page?.readyMs) {
+    add(
+      "console first load, transferred (compressed)",
+      `${kb(page.bytes)} KB`,
+      "≤ 150 KB",
+      page.bytes <= 150 * 1024,
+    );
+    add(
+      "console first load, navigation to usable (median)",
+      `${fmt(page.readyMs.median)} ms`,
+      "≤ 1,000 ms",
+      page.readyMs.median <= 1000,
+    );
+  }
   return out;
 }
 
@@ -343,6 +359,7 @@ export function markdown(results) {
   }
   if (results.search?.quality)
     out.push("## Tool search (deferred toolsets)", "", searchMarkdown(results.search), "");
+  if (results.console) out.push(consoleMarkdown(results.console), "");
   out.push("## Notes", "");
   for (const n of results.notes) out.push(`- ${n}`);
   return `${out.join("\n")}\n`;

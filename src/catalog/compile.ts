@@ -20,6 +20,7 @@ import { stateDirOf } from "./state-dir.js";
 import { checkInheritEnv } from "./stdio-env.js";
 import { type Draft, implicitClash, implicitToolsets, makeToolset } from "./toolsets.js";
 import type { Catalog, Toolset, Upstream } from "./types.js";
+import { uiOf } from "./ui.js";
 import { makeUpstream, sameSpec } from "./upstreams.js";
 import { where } from "./where.js";
 
@@ -132,6 +133,7 @@ export function compile(files: readonly LoadedFile[], options: CompileOptions = 
     ...(instructions.length ? { instructions: instructions.join("\n\n") } : {}),
     ...(autoDefer?.auto_over_tokens ? { autoDeferOverTokens: autoDefer.auto_over_tokens } : {}),
     clients,
+    ui: uiOf(files),
     upstreams: finalUpstreams,
     toolsets,
     toolset: new Map(toolsets.map((t) => [t.name, t])),

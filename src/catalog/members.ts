@@ -11,6 +11,11 @@ export function sameMember(a: Member, b: Member): boolean {
   return a.ref === b.ref && a.as === b.as && a.title === b.title && a.description === b.description;
 }
 
+/** Whether a member names this item (exact name, or its glob). */
+export function memberMatches(m: Member, key: string): boolean {
+  return m.regex ? m.regex.test(key) : m.pattern === key;
+}
+
 /** The ref reports show: a tool's as written, a prompt's or resource's with its kind in front. */
 export function refOf(kind: MemberKind, ref: string): string {
   return kind === "tool" ? ref : `${kind}:${ref}`;

@@ -4,8 +4,10 @@ import type { UpstreamSpec } from "../config/types.js";
 import type { OAuthUpstreamConfig } from "../oauth/types.js";
 import type { StatePlan } from "../state/config.js";
 import type { TracingPlan } from "../tracing/config.js";
-import type { VersionRange } from "./client-version.js";
+import type { ClientProfile } from "./client-profile.js";
 import type { Limits } from "./limits.js";
+
+export type { ClientProfile } from "./client-profile.js";
 
 /** A tool or prompt is matched by name; a resource member by URI or URI template. */
 export type MemberKind = "tool" | "prompt" | "resource";
@@ -110,29 +112,12 @@ export interface Upstream {
   readonly where: string;
 }
 
-/**
- * A client profile (`clients:` or built in): which clients it matches by what they say about themselves, and
- * what they get. The first profile that matches a client is its profile.
- */
-export interface ClientProfile {
-  /** `clientInfo.name` patterns as written (exact or glob). */
-  readonly clients: readonly string[];
-  /** The same, compiled: anchored, case-insensitive. */
-  readonly patterns: readonly RegExp[];
-  /** A range of `clientInfo.version`, as written and parsed. */
-  readonly version?: { readonly text: string; readonly range: VersionRange };
-  /** Capability (dotted path) → must be declared (true) or must not (false). */
-  readonly capabilities?: Readonly<Record<string, boolean>>;
-  readonly maxTools?: number;
-  readonly maxListBytes?: number;
-  readonly defer: "auto" | "all" | "none";
-  /** What a URL naming no toolset gets for this client, in URL spelling. */
-  readonly selection?: string;
-  readonly maxDescriptionBytes?: number;
-  /** `file:line:col` of the entry, or `built-in`. */
-  readonly where: string;
-  /** A built-in profile's cap: where the client's makers publish it. */
-  readonly source?: string;
+/** `ui:` compiled: the browser console's setting as the files give it (serve decides with its options, src/console/setting.ts). */
+export interface UiSettings {
+  /** Asked for (true) or refused (false); undefined: on by default where it is safe. */
+  readonly enabled?: boolean;
+  /** Where it is served; undefined: /ui. */
+  readonly path?: string;
 }
 
 export interface Catalog {
@@ -157,6 +142,8 @@ export interface Catalog {
   readonly autoDeferOverTokens?: number;
   /** Client profiles, first match wins: every file's `clients:` in file order, then the built-in ones. */
   readonly clients: readonly ClientProfile[];
+  /** The browser console (`ui:`). */
+  readonly ui: UiSettings;
   readonly upstreams: ReadonlyMap<string, Upstream>;
   /** In declaration order (first file first); implicit toolsets after declared ones. */
   readonly toolsets: readonly Toolset[];

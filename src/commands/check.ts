@@ -2,6 +2,7 @@
 import type { Command } from "commander";
 import { requiresText } from "../access.js";
 import type { Inventory, UpstreamState } from "../catalog/inventory.js";
+import { memberMatches } from "../catalog/members.js";
 import type { Catalog, Member, Upstream } from "../catalog/types.js";
 import { entryOf } from "../clients/report.js";
 import { redact } from "../config/env.js";
@@ -9,7 +10,7 @@ import { everythingSelection } from "../report.js";
 import { resolve } from "../resolve.js";
 import { liveNameWarnings, staticNameWarnings } from "./check-names.js";
 import { catalogOrExit } from "./common.js";
-import { finish, keysOf, memberMatches, undeclaredCapabilities, withLive } from "./live.js";
+import { finish, keysOf, undeclaredCapabilities, withLive } from "./live.js";
 
 function describeUpstream(u: Upstream): string {
   const d = u.display;

@@ -107,11 +107,6 @@ export async function withLive<T>(catalog: Catalog, use: (live: Live) => Promise
   }
 }
 
-/** Whether a member names this item (exact name, or its glob). */
-export function memberMatches(m: Member, key: string): boolean {
-  return m.regex ? m.regex.test(key) : m.pattern === key;
-}
-
 /** The keys a member is matched against on a ready upstream: tool or prompt names, resource URIs and templates. */
 export function keysOf(state: UpstreamState, kind: Member["kind"]): string[] {
   if (state.status !== "ready") return [];

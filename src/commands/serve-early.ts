@@ -34,12 +34,15 @@ export const VALUE_OPTIONS: readonly string[] = [
   "--max-sessions-per-client",
   "--public-url",
   "--trusted-proxy",
+  "--ui-path",
 ];
 export const FLAG_OPTIONS: readonly string[] = [
   "--stateless",
   "--watch",
   "--no-toolsets-tool",
   "--insecure-bind",
+  "--ui",
+  "--no-ui",
 ];
 
 /** What decides which upstreams start at boot. */

@@ -1,6 +1,8 @@
 /** @module The options of `toolpacks serve`, as commander hands them over (strings until checked). */
 import { Option } from "commander";
 import type { Limits } from "../catalog/limits.js";
+import type { Catalog } from "../catalog/types.js";
+import { envSwitch, type UiChoice, uiChoice } from "../console/setting.js";
 import { trustedProxies } from "../door/client-key.js";
 import type { Level } from "../log.js";
 
@@ -32,6 +34,21 @@ export interface ServeOptions {
   maxSessions?: string;
   maxSessionsPerClient?: string;
   maxBatch?: string;
+  /** `--ui` (true) or `--no-ui` (false); undefined: TOOLPACKS_UI, then the config, then the default. */
+  ui?: boolean;
+  uiPath?: string;
+}
+
+/** Whether (and where) `serve` offers the browser console: the options, then `ui:`, then loopback or `auth:`. */
+export function serveUi(opts: ServeOptions, catalog: Catalog): UiChoice {
+  return uiChoice({
+    flag: opts.ui ?? envSwitch(process.env.TOOLPACKS_UI),
+    path: opts.uiPath,
+    config: catalog.ui,
+    host: opts.host,
+    authenticated: catalog.auth !== undefined,
+    mcpPath: opts.path,
+  });
 }
 
 /** A repeatable option whose environment variable holds a comma-separated list. */

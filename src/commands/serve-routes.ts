@@ -4,7 +4,7 @@ import type { Catalog } from "../catalog/types.js";
 import { defaultHandlerOptions, type HandlerOptions } from "../http/handler.js";
 
 type RouteOptions = Partial<
-  Pick<HandlerOptions, "path" | "healthz" | "toolsetsRoute" | "metrics" | "oauthPages">
+  Pick<HandlerOptions, "path" | "healthz" | "toolsetsRoute" | "metrics" | "oauthPages" | "console">
 >;
 
 /** What the handler built with `given` serves for this catalog: MCP, then the GET routes it has not turned off. */
@@ -21,5 +21,6 @@ export function servedRoutes(given: RouteOptions, catalog: Catalog): string[] {
     ...(o.metrics ? ["/metrics"] : []),
     ...metadata,
     ...(o.oauthPages ? ["/oauth/"] : []),
+    ...(o.console ? [`${o.console.path}/`] : []),
   ];
 }

@@ -1,11 +1,15 @@
 /** @module The serve command's body, loaded only when serving (the SDK, the HTTP layer, the pool). */
 import { createServer } from "node:http";
+import { resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { parsePrincipalJson } from "../auth/requirements.js";
 import type { Catalog } from "../catalog/types.js";
+import { createConsole } from "../console/routes.js";
 import { createFront, type Front } from "../door/front.js";
-import { defaultAllowedHosts } from "../http/guard.js";
+import { defaultAllowedHosts, isLoopback } from "../http/guard.js";
 import { createHttpHandler, type HandlerOptions } from "../http/handler.js";
 import { createLogger } from "../log.js";
+import { packageFile } from "../paths.js";
 import { reloadOn } from "../reload.js";
 import { serveStdio } from "../stdio.js";
 import { killUnadopted } from "../upstream/prespawn.js";
@@ -14,7 +18,7 @@ import { VERSION } from "../version.js";
 import { toolsetsToolOn } from "./common.js";
 import { insecureBindWarning } from "./serve-bind.js";
 import { serveOAuth } from "./serve-oauth.js";
-import { limitOverrides, type ServeOptions } from "./serve-options.js";
+import { limitOverrides, type ServeOptions, serveUi } from "./serve-options.js";
 import { servedRoutes } from "./serve-routes.js";
 import { openServing } from "./serve-state.js";
 
@@ -107,8 +111,20 @@ export async function runServe(files: string[], opts: ServeOptions, catalog: Cat
 
   const publicHost = opts.publicUrl ? new URL(opts.publicUrl).hostname : undefined;
   const pages = oauth?.oauth.routes();
+  const ui = serveUi(opts, catalog);
+  // The stdio snippets start this CLI on this machine: offered only where the page is this machine's (loopback).
+  const launch = { command: process.execPath, args: [fileURLToPath(packageFile("dist/cli.js"))] };
+  const stdio = isLoopback(opts.host) ? { ...launch, configs: files.map((f) => resolve(f)) } : undefined;
+  const uiRoutes = ui.on
+    ? createConsole(served.console(), {
+        path: ui.path,
+        mcpPath: opts.path,
+        ...(stdio ? { stdio } : {}),
+      })
+    : undefined;
   const handlerOptions: Partial<HandlerOptions> = {
     ...(pages ? { oauthPages: pages } : {}),
+    ...(uiRoutes ? { console: uiRoutes } : {}),
     path: opts.path,
     maxBodyBytes: Number(opts.maxBodyBytes),
     stateless: opts.stateless === true,
@@ -160,5 +176,7 @@ export async function runServe(files: string[], opts: ServeOptions, catalog: Cat
       name,
       toolsets: catalog.toolsets.length,
     });
+    if (ui.on) logger.info(`console on http://${host}:${port}${ui.path}/`);
+    else if ("why" in ui) logger.info(`console off: ${ui.why}`);
   });
 }

@@ -5,7 +5,7 @@ import type { Catalog } from "../catalog/types.js";
 import { bindProblem, envFlag } from "../http/bind-check.js";
 import { catalogOrExit } from "./common.js";
 import { prespawnSelection } from "./serve-early.js";
-import { limitProblem, list, publicUrlProblem, type ServeOptions } from "./serve-options.js";
+import { limitProblem, list, publicUrlProblem, type ServeOptions, serveUi } from "./serve-options.js";
 
 /** `early`: the catalog serve-early.ts compiled (and prespawned from) before commander loaded, if it could. */
 export function registerServe(
@@ -100,6 +100,16 @@ export function registerServe(
         'stdio only: who the session is, as JSON claims, for toolsets with requires: (\'{"scope":"a b","groups":["x"]}\')',
       ).env("TOOLPACKS_AS"),
     )
+    .option(
+      "--ui",
+      "serve the browser console on any address (env TOOLPACKS_UI=1; default: on for loopback or auth:)",
+    )
+    .option("--no-ui", "do not serve the browser console (env TOOLPACKS_UI=0; config ui: false)")
+    .addOption(
+      new Option("--ui-path <path>", "where the browser console is served (default /ui; config ui.path)").env(
+        "TOOLPACKS_UI_PATH",
+      ),
+    )
     .option("--watch", "reload when a config file changes (SIGHUP always reloads; env TOOLPACKS_WATCH=1)")
     .option(
       "--no-toolsets-tool",
@@ -158,8 +168,10 @@ export function registerServe(
           authenticated: catalog.auth !== undefined,
           insecure: opts.insecureBind === true,
         });
-      if (exposed) {
-        process.stderr.write(`toolpacks serve: ${exposed}\n`);
+      const ui = opts.transport === "stdio" ? undefined : serveUi(opts, catalog);
+      const refused = exposed || (ui && "problem" in ui ? ui.problem : undefined);
+      if (refused) {
+        process.stderr.write(`toolpacks serve: ${refused}\n`);
         process.exit(2);
       }
       // The start selection's stdio upstreams start now (if serve-early.ts could not), while the serving code loads.

@@ -113,6 +113,7 @@ export interface PacksFile {
   state_dir?: string;
   search?: { auto_over_tokens?: number };
   clients?: ClientSpec[];
+  ui?: boolean | { enabled?: boolean; path?: string };
   upstreams?: Record<string, UpstreamSpec>;
   toolsets?: Record<string, ToolsetSpec>;
 }

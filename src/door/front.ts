@@ -9,6 +9,7 @@ import type { AuditLog } from "../audit.js";
 import type { Principal } from "../auth/types.js";
 import type { Limits } from "../catalog/limits.js";
 import type { Catalog, ClientProfile } from "../catalog/types.js";
+import type { ConsoleSource } from "../console/source.js";
 import type { Logger } from "../log.js";
 import type { Envelope } from "../modern/meta.js";
 import { clientQuery, profileOf, profileOfInit } from "../proxy/client-profiles.js";
@@ -23,6 +24,7 @@ import { Admission } from "./admission.js";
 import type { Arrival, Connect, Headers } from "./arrival.js";
 import { type Caller, callerOf, type Era } from "./caller.js";
 import { type TrustedProxies, trustedProxies } from "./client-key.js";
+import { consoleSource } from "./console-source.js";
 import { Contexts, type Served } from "./contexts.js";
 import { Identity } from "./identity.js";
 import { LegacySessions } from "./sessions.js";
@@ -337,6 +339,11 @@ export class Front {
 
   get catalog(): Catalog {
     return this.gateway.catalog;
+  }
+
+  /** What the browser console reads (SPEC §17): the same reports a script gets from /toolsets and /metrics. */
+  console(): ConsoleSource {
+    return consoleSource(this.gateway);
   }
 
   /** The audit log (grant changes are written to it too, SPEC §11.5). */

@@ -7,6 +7,7 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import type { ConsoleRoutes } from "../console/routes.js";
 import type { Arrival, Connect } from "../door/arrival.js";
 import type { Front } from "../door/front.js";
 import { classifyPost } from "../modern/classify.js";
@@ -39,6 +40,8 @@ export interface HandlerOptions {
   readonly stateless: boolean;
   /** The OAuth pages for upstreams with `oauth:` (start, callback, client metadata) under /oauth/. */
   readonly oauthPages?: OAuthPages;
+  /** The browser console (src/console) under its own path: its files behind the Host/Origin check, its data behind /toolsets' checks. */
+  readonly console?: ConsoleRoutes;
 }
 
 export const defaultHandlerOptions: HandlerOptions = Object.freeze({
@@ -230,7 +233,8 @@ export function createHttpHandler(front: Front, partial: Partial<HandlerOptions>
       (get && (path === "/healthz" || path === "/readyz") && options.healthz) ||
       (get && path === "/toolsets" && options.toolsetsRoute) ||
       (get && path === "/metrics" && options.metrics) ||
-      (options.oauthPages !== undefined && path.startsWith("/oauth/"));
+      (options.oauthPages !== undefined && path.startsWith("/oauth/")) ||
+      options.console?.owns(path) === true;
     if (!ours) return false;
     const rid = req.headers["x-request-id"];
     if (typeof rid !== "string" || !/^[\w.:-]{1,128}$/.test(rid)) req.headers["x-request-id"] = randomUUID();
@@ -244,6 +248,29 @@ export function createHttpHandler(front: Front, partial: Partial<HandlerOptions>
         // Open without a token (a browser has none); a valid one, when sent, says whom the start page acts for.
         const problem = rebindingProblem(req, options.allowedHosts, options.allowedOrigins);
         await serveOAuth(req, res, url, options.oauthPages, (a) => front.identify(a), problem);
+      } else if (options.console?.owns(path)) {
+        // Its files behind the Host/Origin check; its data authenticated at the door, as /toolsets is.
+        const arrival: Arrival = {
+          query,
+          headers: req.headers,
+          address: req.socket?.remoteAddress ?? "unknown",
+        };
+        await options.console.serve(req, res, path, query, {
+          rebinding: () => rebindingProblem(req, options.allowedHosts, options.allowedOrigins),
+          admit: async (q) => {
+            const problem = rebindingProblem(req, options.allowedHosts, options.allowedOrigins);
+            if (problem) {
+              sendError(res, errors.forbidden(problem));
+              req.resume();
+              return undefined;
+            }
+            const principal = await front.authenticate(arrival, q);
+            if (!(principal instanceof WireError)) return { principal };
+            sendError(res, principal);
+            req.resume();
+            return undefined;
+          },
+        });
       } else await guarded(req, res, path, query);
     } catch (err) {
       log.error("request failed", {

@@ -154,7 +154,7 @@ describe("a client's profile decides its list, not the URL alone", () => {
       { name: "find_tools", arguments: { query: "forget a person" } },
       "cursor",
     );
-    const hits = (found.result?.structuredContent as { tools: { name: string }[] }).tools.map((t) => t.name);
+    const hits = (found.result!.structuredContent as { tools: { name: string }[] }).tools.map((t) => t.name);
     expect(hits).toContain("delete_entities");
   });
 

@@ -3,7 +3,7 @@
  * tarball (into a temp prefix), then the `toolpacks` bin. The tarball comes from the repository; its dependencies
  * from npm's cache or the registry. Nothing here may resolve a module from the repository's node_modules.
  */
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { cpSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -61,6 +61,9 @@ describe("the packed package", () => {
       "dist/index.js",
       "dist/index.d.ts",
       "dist/config/packs-validator.js",
+      "dist/ui/index.html",
+      "dist/ui/console.js",
+      "dist/ui/console.css",
     ])
       expect(files).toContain(f);
     expect(files).toContain("schema/packs.schema.json");
@@ -75,6 +78,32 @@ describe("the packed package", () => {
     const { stdout } = await run(bin, ["check", "packs.yaml"], { cwd: tmp.dir });
     expect(stdout).toMatch(/^ok: packs\.yaml: 1 upstream/);
     expect((await run(bin, ["--version"], { cwd: tmp.dir })).stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
+  });
+
+  test("the installed bin serves the console's page and script from the package", async () => {
+    const child = spawn(bin, ["serve", "--port", "0", join(tmp.dir, "packs.yaml")], {
+      cwd: tmp.dir,
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+    try {
+      const base = await new Promise<string>((ok, fail) => {
+        let err = "";
+        child.stderr!.on("data", (d: Buffer) => {
+          err += d.toString();
+          const m = /console on (http:\/\/[^\s/]+)/.exec(err);
+          if (m) ok(m[1]!);
+        });
+        child.once("exit", (code) => fail(new Error(`serve exited with ${code}: ${err}`)));
+      });
+      for (const path of ["/ui/", "/ui/console.js", "/ui/console.css"])
+        expect((await fetch(`${base}${path}`)).status, path).toBe(200);
+    } finally {
+      if (child.exitCode === null) {
+        const gone = new Promise((done) => child.once("exit", done));
+        child.kill("SIGTERM");
+        await gone;
+      }
+    }
   });
 
   test("the installed bin serves a stdio session: initialize and tools/list", async () => {

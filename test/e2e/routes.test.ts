@@ -21,7 +21,8 @@ test("the 404 page lists /metrics and /readyz and every other route serve answer
     const r = await fetch(`${served.base}/nope`);
     expect(r.status).toBe(404);
     const { routes } = (await r.json()) as { routes: string[] };
-    expect(routes).toEqual(["/tools", ...EVERY_GET]);
+    // The console is on by default on loopback (SPEC §17.1): its page is a route too.
+    expect(routes).toEqual(["/tools", ...EVERY_GET, "/ui/"]);
     for (const route of routes) {
       const answer = await fetch(`${served.base}${route}`);
       await answer.arrayBuffer();
