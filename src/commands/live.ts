@@ -23,7 +23,7 @@ const LISTING_CAPABILITIES = ["roots", "sampling", "elicitation"] as const;
 
 /** The capabilities `--live` (and a session's instance) does not declare to this upstream. */
 export function undeclaredCapabilities(spec: Upstream): string[] {
-  const declared = upstreamCapabilities(spec, liveRef(spec).kind);
+  const declared = upstreamCapabilities(spec, liveRef(spec).kind === "session");
   return LISTING_CAPABILITIES.filter((c) => declared[c] === undefined);
 }
 

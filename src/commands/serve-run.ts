@@ -52,6 +52,8 @@ export async function runServe(files: string[], opts: ServeOptions, catalog: Cat
     {
       name,
       version: VERSION,
+      // Over stdio the process serves the one client that launched it: every upstream instance is its own.
+      ...(opts.transport === "stdio" ? { oneClient: true } : {}),
       ...(opts.transport !== "stdio" && opts.toolsets !== undefined
         ? { defaultSelection: opts.toolsets }
         : {}),

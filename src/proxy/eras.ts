@@ -114,7 +114,7 @@ export async function bridged(
   const ref = s.ref(route.upstream);
   const end = s.host.traffic.begin(ref, s);
   const asked = (r: { method: string; params?: Params }, signal: AbortSignal): Promise<Params> => {
-    const own = spec ? answerItself(spec, ref.kind, r.method) : undefined;
+    const own = spec ? answerItself(spec, s.link(route.upstream).owned, r.method) : undefined;
     if (own) return Promise.resolve(own as unknown as Params);
     const latest = bridge.latest ?? call;
     const needs = missingCapability(latest.client.capabilities, r.method, r.params);

@@ -19,6 +19,11 @@ export interface GatewayOptions extends ServingOptions {
   /** ttlMs of lists and `server/discover` for 2026-07-28 clients (default 60 s). */
   readonly cacheTtlMs?: number;
   readonly now?: () => number;
+  /**
+   * The process serves exactly one client (`serve --transport stdio`): every upstream instance is that client's,
+   * so what an upstream sends tied to no call (sampling, elicitation, roots, log lines) goes to it (SPEC §10.5).
+   */
+  readonly oneClient?: boolean;
   /** OAuth towards HTTP upstreams with `oauth:` (tokens per instance, flows, renewals). */
   readonly oauth?: UpstreamOAuth;
 }

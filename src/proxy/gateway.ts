@@ -89,12 +89,19 @@ export class Gateway implements SessionHost {
       upstream: (name) => this.catalog.upstreams.get(name),
       logger: options.logger,
       untied: (upstream, kind) => this.metrics.untied.inc({ upstream, kind }),
+      oneClient: options.oneClient === true,
     });
     const oauth = options.oauth && wireOAuth(options.oauth, this);
     if (oauth) this.authorization = oauth.authorization;
     this.pool = new UpstreamPool(
       this.current,
-      { clientName: options.name, clientVersion: options.version, logger: options.logger, auth: oauth?.auth },
+      {
+        clientName: options.name,
+        clientVersion: options.version,
+        logger: options.logger,
+        auth: oauth?.auth,
+        oneClient: options.oneClient === true,
+      },
       {
         onNotification: (ref, n) => this.traffic.notification(ref, n as never),
         onServerRequest: (ref, request, signal) => this.traffic.serverRequest(ref, request as never, signal),

@@ -25,6 +25,8 @@ export type { Params } from "./peer.js";
 /** One upstream instance as a session uses it. */
 export interface UpstreamLink {
   readonly capabilities: ServerCapabilities | undefined;
+  /** The instance serves one client by construction (`servesOneClient`): its roots are that client's. */
+  readonly owned: boolean;
   /** The protocol era the instance speaks, once known (a 2026-07-28 upstream answers `input_required`). */
   readonly era?: "2025" | "2026-07-28" | undefined;
   request(method: string, params: Params, options?: ForwardOptions): Promise<Params>;

@@ -350,7 +350,7 @@ export class Session implements SessionState {
   private notification(method: string, _params: Params): void {
     // Only this session's own instances ever asked this client for its roots.
     if (method !== "notifications/roots/list_changed") return;
-    const own = this.current.upstreams.filter((u) => this.ref(u).kind === "session");
+    const own = this.current.upstreams.filter((u) => this.link(u).owned);
     for (const u of own)
       void this.link(u)
         .notify({ method })

@@ -10,7 +10,7 @@
 import type { Upstream } from "../catalog/types.js";
 import type { Logger } from "../log.js";
 import { getOrCreate } from "../maps.js";
-import type { InstanceRef } from "../upstream/instance.js";
+import { type InstanceRef, servesOneClient } from "../upstream/instance.js";
 import { rpcError } from "./errors.js";
 import type { Params, SessionTraffic } from "./host.js";
 import { LOG_LEVELS, type LogLevel, type Peer, passes } from "./peer.js";
@@ -22,6 +22,8 @@ export interface TrafficDeps {
   logger: Logger;
   /** Counts a message no session may have (`kind`: log, request, notification). */
   untied(upstream: string, kind: string): void;
+  /** The process serves one client (stdio): every instance is that client's. */
+  readonly oneClient?: boolean;
 }
 
 type Notification = { method: string; params?: Params };
@@ -88,8 +90,9 @@ export class Traffic implements SessionTraffic {
 
   /** The one session an untied message of this instance belongs to, or why there is none. */
   private owner(ref: InstanceRef): { peer: Peer } | { peer?: undefined; why: string } {
-    if (ref.kind === "session" || this.deps.upstream(ref.upstream)?.attribution === "in-flight") {
-      const busy = ref.kind === "session" ? [] : [...(this.inflight.get(ref.id)?.keys() ?? [])];
+    const owned = servesOneClient(ref, this.deps.oneClient === true);
+    if (owned || this.deps.upstream(ref.upstream)?.attribution === "in-flight") {
+      const busy = owned ? [] : [...(this.inflight.get(ref.id)?.keys() ?? [])];
       const candidates = busy.length ? busy : this.deps.users(ref);
       if (candidates.length === 1) return { peer: candidates[0]! };
       return { why: `${candidates.length} client sessions could be meant` };

@@ -4,7 +4,6 @@
  */
 import type { ClientCapabilities } from "@modelcontextprotocol/sdk/types.js";
 import type { Root, Upstream } from "../catalog/types.js";
-import type { InstanceKind } from "./instance.js";
 
 /** The roots declared in the config for an upstream (`roots:`), as `file://` URIs. */
 export function configRoots(spec: Upstream): readonly Root[] {
@@ -13,11 +12,12 @@ export function configRoots(spec: Upstream): readonly Root[] {
 
 /**
  * Sampling and elicitation are declared to every instance (their requests are delivered when tied to the call
- * that caused them). Roots: a shared or per-credential instance gets them only when the config declares some
- * (toolpacks answers from config, never from a client); a per-session instance always (its client, or config).
+ * that caused them, or always by an instance of one client). Roots: an instance several clients may share gets
+ * them only when the config declares some (toolpacks answers from config, never from a client); an instance that
+ * serves one client always (its client, or config). `owned`: `servesOneClient` of the instance.
  */
-export function upstreamCapabilities(spec: Upstream, kind: InstanceKind): ClientCapabilities {
-  const roots = kind === "session" ? { listChanged: true } : configRoots(spec).length ? {} : undefined;
+export function upstreamCapabilities(spec: Upstream, owned: boolean): ClientCapabilities {
+  const roots = owned ? { listChanged: true } : configRoots(spec).length ? {} : undefined;
   return {
     sampling: {},
     elicitation: { form: {}, url: {} },

@@ -9,7 +9,6 @@ import type { Upstream } from "../catalog/types.js";
 import type { Logger } from "../log.js";
 import type { Era } from "./era.js";
 import type { ForwardOptions } from "./forward.js";
-import type { InstanceKind } from "./instance.js";
 import type { BuiltTransport } from "./transport.js";
 
 export type Params = Record<string, unknown>;
@@ -44,7 +43,8 @@ export interface ChannelEvents {
 /** What opening a channel takes. */
 export interface ChannelSetup {
   readonly spec: Upstream;
-  readonly kind: InstanceKind;
+  /** It serves one client by construction (`servesOneClient`). */
+  readonly owned: boolean;
   readonly built: BuiltTransport;
   readonly clientInfo: { readonly name: string; readonly version: string };
   readonly events: ChannelEvents;

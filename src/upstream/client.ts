@@ -5,20 +5,19 @@
  */
 import type { Root, Upstream } from "../catalog/types.js";
 import { configRoots } from "./capabilities.js";
-import type { InstanceKind } from "./instance.js";
 
 export { configRoots, upstreamCapabilities } from "./capabilities.js";
 
 /**
- * What the proxy answers an upstream itself, whoever the request is tied to: a shared or per-credential
- * instance's roots/list comes from the config, never from a client (one client's roots must not steer a
- * shared server).
+ * What the proxy answers an upstream itself, whoever the request is tied to: the roots/list of an instance several
+ * clients may share comes from the config, never from a client (one client's roots must not steer a shared
+ * server). `owned`: the instance serves one client (`servesOneClient`), whose roots it gets.
  */
 export function answerItself(
   spec: Upstream,
-  kind: InstanceKind,
+  owned: boolean,
   method: string,
 ): { roots: readonly Root[] } | undefined {
-  if (method !== "roots/list" || kind === "session") return undefined;
+  if (method !== "roots/list" || owned) return undefined;
   return { roots: configRoots(spec) };
 }

@@ -5,7 +5,7 @@ import type { InstanceValues } from "../config/instance-vars.js";
 import type { Logger } from "../log.js";
 import type { EraCache } from "./era.js";
 import type { UpstreamAuth } from "./http-auth.js";
-import type { InstanceKind, Variant } from "./instance.js";
+import type { Variant } from "./instance.js";
 
 export interface ConnectionHooks {
   /** The tool list of this upstream changed (after a refresh that found a different list). */
@@ -28,8 +28,11 @@ export interface ConnectionOptions {
   readonly clientVersion: string;
   readonly logger: Logger;
   readonly hooks: ConnectionHooks;
-  /** Which kind of instance this is: what it declares to the upstream, and who answers its roots/list. */
-  readonly kind?: InstanceKind;
+  /**
+   * The instance serves one client by construction (`servesOneClient`): it declares roots and its client answers
+   * them; otherwise toolpacks answers roots/list from the config.
+   */
+  readonly owned?: boolean;
   /** Credentials of this instance (forwarded headers or header_env); none for the shared one. */
   readonly variant?: Variant;
   /** The values of `${instance.dir}` and `${instance.id}` for this instance (made on first start). */

@@ -55,6 +55,11 @@ export class UpstreamConnection {
     return this.channel?.capabilities;
   }
 
+  /** It serves one client by construction (`servesOneClient`). */
+  get owned(): boolean {
+    return this.options.owned === true;
+  }
+
   /** The era spoken to this instance: its channel's; while it is down, the pinned one (`auto`: undefined). */
   get era(): Era | undefined {
     return this.channel?.era ?? (this.spec.protocol === "auto" ? undefined : this.spec.protocol);

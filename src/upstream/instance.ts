@@ -95,6 +95,16 @@ export function variantDigest(variant: Variant): string {
   return valuesDigest(values);
 }
 
+/**
+ * Whether an instance serves exactly one client by construction: a per-session instance, and every instance of a
+ * process that serves one client (`serve --transport stdio`). Such an instance's untied traffic (sampling,
+ * elicitation, roots, log lines) is that client's; an instance several clients may share delivers only what is
+ * tied to a call (SPEC §10.5). Ownership, never a count of who happens to use it.
+ */
+export function servesOneClient(ref: InstanceRef, oneClient: boolean): boolean {
+  return ref.kind === "session" || oneClient;
+}
+
 /** For logs and metrics: the kind and a short prefix of the digest. */
 export function refLabel(ref: InstanceRef): string {
   return ref.kind === "shared" ? "shared" : `${ref.kind}:${ref.key.slice(0, 8)}`;

@@ -15,7 +15,6 @@ import type { Channel, ChannelEvents, ChannelSetup, Params } from "./channel.js"
 import { answerItself, upstreamCapabilities } from "./client.js";
 import type { ForwardOptions } from "./forward.js";
 import type { TiedMessageExtra } from "./http-transport.js";
-import type { InstanceKind } from "./instance.js";
 import { listOffer } from "./lists.js";
 import { withTimeout } from "./util.js";
 
@@ -23,11 +22,11 @@ const LIST_CHANGED = /^notifications\/(tools|prompts|resources)\/list_changed$/;
 
 /** Initializes a session on `setup.built` (within `timeoutMs`); throws when the upstream does not answer. */
 export async function openLegacy(setup: ChannelSetup, timeoutMs: number): Promise<Channel> {
-  const { spec, kind, events } = setup;
+  const { spec, owned, events } = setup;
   const transport = setup.built.transport;
   let open = false;
   const peer = new RpcPeer((m) => transport.send(m as JSONRPCMessage), {
-    request: (r, signal) => untiedRequest(setup, kind, r, signal),
+    request: (r, signal) => untiedRequest(setup, r, signal),
     notification: (n) => untiedNotification(events, n),
   });
   transport.onmessage = (m, extra) =>
@@ -46,7 +45,7 @@ export async function openLegacy(setup: ChannelSetup, timeoutMs: number): Promis
           "initialize",
           {
             protocolVersion: LATEST_PROTOCOL_VERSION,
-            capabilities: upstreamCapabilities(spec, kind),
+            capabilities: upstreamCapabilities(spec, owned),
             clientInfo: setup.clientInfo,
           },
           { timeoutMs },
@@ -80,7 +79,7 @@ export async function openLegacy(setup: ChannelSetup, timeoutMs: number): Promis
         onNotification: options.onNotification,
         onRequest: tied
           ? (request, signal) =>
-              Promise.resolve(answerItself(spec, kind, request.method) ?? tied(request, signal))
+              Promise.resolve(answerItself(spec, owned, request.method) ?? tied(request, signal))
           : undefined,
       });
     },
@@ -105,12 +104,11 @@ export async function openLegacy(setup: ChannelSetup, timeoutMs: number): Promis
 /** A server→client request tied to no call: ping and a shared instance's roots here, the rest handed on. */
 async function untiedRequest(
   setup: ChannelSetup,
-  kind: InstanceKind,
   request: Notification,
   signal: AbortSignal,
 ): Promise<unknown> {
   if (request.method === "ping") return {};
-  const own = answerItself(setup.spec, kind, request.method);
+  const own = answerItself(setup.spec, setup.owned, request.method);
   if (own) return own;
   const handOn = setup.events.onServerRequest;
   if (!handOn) throw errors.methodNotFound(request.method);

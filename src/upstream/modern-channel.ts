@@ -68,7 +68,7 @@ class ModernChannel implements Channel {
     private readonly timeoutMs: number,
   ) {
     this.info = { ...setup.clientInfo };
-    this.caps = upstreamCapabilities(setup.spec, setup.kind) as Record<string, unknown>;
+    this.caps = upstreamCapabilities(setup.spec, setup.owned) as Record<string, unknown>;
     this.peer = new RpcPeer((m) => setup.built.transport.send(m as never), {
       // A 2026-07-28 server sends no requests (they are input_required results now).
       request: (r) => Promise.reject(errors.methodNotFound(r.method, "2026-07-28")),

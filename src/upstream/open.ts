@@ -36,10 +36,10 @@ export async function openChannel(
       ? { onServerRequest: (r, signal) => hooks.onServerRequest!(spec.name, r, signal) }
       : {}),
   };
-  const kind = options.kind ?? "shared";
+  const owned = options.owned === true;
   const clientInfo = { name: options.clientName, version: options.clientVersion };
   const instance = options.instance?.();
-  const who = { clientCapabilities: upstreamCapabilities(spec, kind), clientInfo };
+  const who = { clientCapabilities: upstreamCapabilities(spec, owned), clientInfo };
   const build = () => buildTransport(spec, options.variant, spec.name, instance, options.auth);
   let reusable = true;
   const era = await findEra(spec, {
@@ -70,7 +70,7 @@ export async function openChannel(
     opening.built = await build();
   }
   const built = opening.built;
-  const setup = { spec, kind, built, clientInfo, logger: run.log, events };
+  const setup = { spec, owned, built, clientInfo, logger: run.log, events };
   const timeout = spec.connectTimeoutMs;
   return era.era === MODERN_VERSION
     ? openModern(setup, MODERN_VERSION, era.discover, timeout)

@@ -6,7 +6,7 @@ import type { Logger } from "../log.js";
 import { type ConnectionHooks, UpstreamConnection } from "./connection.js";
 import { EraCache } from "./era.js";
 import type { UpstreamAuth } from "./http-auth.js";
-import { type InstanceRef, refLabel, sharedRef } from "./instance.js";
+import { type InstanceRef, refLabel, servesOneClient, sharedRef } from "./instance.js";
 import { InstanceDirs } from "./instance-dirs.js";
 
 export interface PoolOptions {
@@ -17,6 +17,8 @@ export interface PoolOptions {
   readonly idleInstanceMs?: number;
   /** OAuth towards an HTTP upstream: the tokens an instance carries (undefined: none). */
   readonly auth?: ((ref: InstanceRef, spec: Upstream) => UpstreamAuth | undefined) | undefined;
+  /** The process serves one client (`serve --transport stdio`): every instance is that client's (SPEC §10.5). */
+  readonly oneClient?: boolean;
 }
 
 type Hooks = Pick<ConnectionHooks, "onRestart" | "onListed">;
@@ -106,7 +108,7 @@ export class UpstreamPool {
       logger: this.options.logger,
       redact: (text) => redact(text, secrets),
       eras: this.eras,
-      kind: ref.kind,
+      owned: servesOneClient(ref, this.options.oneClient === true),
       ...(ref.variant ? { variant: ref.variant } : {}),
       ...(ref.kind !== "shared" ? { label: refLabel(ref) } : {}),
       instance: () => this.dirs.values(ref, spec, this.catalog),

@@ -47,6 +47,9 @@ export class FakeLink implements UpstreamLink {
     private readonly ref: InstanceRef,
     private readonly host: FakeHost,
   ) {}
+  get owned(): boolean {
+    return this.ref.kind === "session";
+  }
   request(method: string, params: Params, options: ForwardOptions = {}): Promise<Params> {
     this.host.seen.push({ instance: this.ref, method, params, options });
     return Promise.resolve().then(() => this.host.script(method, params, options));

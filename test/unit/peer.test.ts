@@ -48,7 +48,7 @@ async function channelTo(
   const channel = await openLegacy(
     {
       spec,
-      kind: "shared",
+      owned: false,
       built,
       clientInfo: { name: "toolpacks", version: "0" },
       events,
@@ -163,7 +163,7 @@ async function silentUpstream(version: string) {
   const built = { transport: a, pid: () => null, stderrTail: [], failure: () => undefined };
   const events = { onClosed: () => void closed++, onListChanged: () => {} };
   const opened = openLegacy(
-    { spec, kind: "shared", built, clientInfo: { name: "t", version: "0" }, events, logger: silentLogger },
+    { spec, owned: false, built, clientInfo: { name: "t", version: "0" }, events, logger: silentLogger },
     5000,
   ).catch((e: unknown) => e);
   return { opened, closed: () => closed };
