@@ -1,5 +1,4 @@
 /** @module `find_tools` inside a session: the search of its resolution's deferred tools, and call_tool's arguments. */
-import { ErrorCode } from "../protocol.js";
 import type { Resolution } from "../resolve.js";
 import {
   CALL_TOOL,
@@ -10,7 +9,7 @@ import {
 } from "../search/tools.js";
 import type { WaitingToolset } from "../search/types.js";
 import { AuthorizationRequiredError } from "../upstream/http-auth.js";
-import { rpcError } from "./errors.js";
+import { errors } from "../wire/errors.js";
 import type { Params } from "./host.js";
 import type { SearchIndexes } from "./search-indexes.js";
 
@@ -26,15 +25,15 @@ export async function findTools(
   waiting: readonly WaitingToolset[] = [],
 ): Promise<Params> {
   const parsed = parseFindToolsArgs(args ?? {});
-  if (!parsed.ok)
-    throw rpcError(ErrorCode.InvalidParams, `Invalid arguments for tool ${FIND_TOOLS}: ${parsed.message}`);
+  if (!parsed.ok) throw errors.invalidArguments(FIND_TOOLS, parsed.message);
   const { query, limit, toolset } = parsed.value;
   const wait = toolset === undefined ? undefined : waiting.find((w) => w.toolset === toolset);
   if (wait) throw new AuthorizationRequiredError(wait.upstream, wait.url);
   if (toolset !== undefined && !resolution.deferred.some((d) => d.name === toolset)) {
-    throw rpcError(
-      ErrorCode.InvalidParams,
-      `Invalid arguments for tool ${FIND_TOOLS}: toolset "${toolset}" is not deferred in this session (deferred: ${resolution.deferred.map((d) => d.name).join(", ")})`,
+    const deferred = resolution.deferred.map((d) => d.name).join(", ");
+    throw errors.invalidArguments(
+      FIND_TOOLS,
+      `toolset "${toolset}" is not deferred in this session (deferred: ${deferred})`,
     );
   }
   const index = await indexes.of(resolution);
@@ -44,19 +43,11 @@ export async function findTools(
 
 /**
  * The tools/call params that call_tool stands for: the named tool with its arguments, the request's `_meta`
- * (progress token) kept. `runs` says whether call_tool can run that name (never our call_tool itself); one it
- * cannot is -32602.
+ * (progress token) kept. Whether the session runs that name is the registry's to say.
  */
-export function throughCallTool(params: Params, runs: (name: string) => boolean): Params {
+export function throughCallTool(params: Params): Params {
   const parsed = parseCallToolArgs(params.arguments ?? {});
-  if (!parsed.ok)
-    throw rpcError(ErrorCode.InvalidParams, `Invalid arguments for tool ${CALL_TOOL}: ${parsed.message}`);
+  if (!parsed.ok) throw errors.invalidArguments(CALL_TOOL, parsed.message);
   const { name, arguments: args } = parsed.value;
-  if (!runs(name)) {
-    throw rpcError(
-      ErrorCode.InvalidParams,
-      `Unknown tool: ${name} (call_tool runs a tool of this session; search with ${FIND_TOOLS} for its exact name)`,
-    );
-  }
   return { ...params, name, arguments: args };
 }

@@ -25,6 +25,9 @@ import { placeAfterReload, refsAfterReload } from "./reload-sessions.js";
 import { ResolutionCache } from "./resolution-cache.js";
 import { Session } from "./session.js";
 import { gatewaySearchIndexes, type Serving, servingOf } from "./state-host.js";
+import { builtIns } from "./tools/builtins.js";
+import { runTool } from "./tools/pipeline.js";
+import { ToolRegistries } from "./tools/registry.js";
 import { Traffic, warnInFlight } from "./traffic.js";
 
 /** What opening a session takes: all of it worked out by the door from one caller value. */
@@ -70,6 +73,8 @@ export class Gateway implements SessionHost {
   });
   readonly requestStates: RequestStateCodec;
   readonly searchIndexes = gatewaySearchIndexes(this);
+  /** The tools each resolution offers: its upstream tools and the built-ins this core was configured with. */
+  readonly tools: ToolRegistries;
   readonly authorization?: SessionAuthorization;
   private readonly cache = new ResolutionCache();
   private current: Catalog;
@@ -116,6 +121,18 @@ export class Gateway implements SessionHost {
           this.upstreamChanged(ref, state);
         },
       },
+    );
+    this.tools = new ToolRegistries(
+      builtIns(
+        {
+          toolsetsTool: options.toolsetsTool,
+          capture: this.capture,
+          report: (selection, resolution) => this.report(selection, resolution),
+          handles: this.handles,
+          indexes: this.searchIndexes,
+        },
+        runTool,
+      ),
     );
     warnInFlight(this.logger, this.current);
     this.audit = new AuditLog(this.current.audit, { logger: options.logger });

@@ -9,16 +9,13 @@ import type { Upstream } from "../catalog/types.js";
 import type { Logger } from "../log.js";
 import type { Outcome } from "../metrics.js";
 import type { RequestStateCodec } from "../modern/request-state.js";
-import type { ToolsetsReport } from "../report.js";
-import type { Resolution } from "../resolve.js";
-import type { Selection } from "../selection.js";
 import type { Tracing } from "../tracing/types.js";
 import type { ForwardOptions } from "../upstream/forward.js";
 import type { InstanceRef } from "../upstream/instance.js";
 import type { BridgeTable } from "./bridge.js";
 import type { HandleStore } from "./handles.js";
 import type { LogLevel, Params, Peer } from "./peer.js";
-import type { SearchIndexes } from "./search-indexes.js";
+import type { ToolRegistries } from "./tools/registry.js";
 
 export type { Params } from "./peer.js";
 
@@ -88,12 +85,10 @@ export interface SessionHost {
   readonly bridges: BridgeTable;
   /** Signs and opens the `requestState` of 2026-07-28 retries (replicas that share the key verify each other's). */
   readonly requestStates: RequestStateCodec;
-  /** find_tools indexes, by the deferred tools they index (bounded, shared across resolutions). */
-  readonly searchIndexes: SearchIndexes;
   link(ref: InstanceRef): UpstreamLink;
   upstream(name: string): Upstream | undefined;
-  offersToolsetsTool(resolution: Resolution): boolean;
-  report(selection: Selection, resolution: Resolution): ToolsetsReport;
+  /** The tools each resolution offers, upstream and built-in (built-ins are plugged in here, not branched on). */
+  readonly tools: ToolRegistries;
   now(): number;
   /** Ends a session: it leaves the registry, its instances are released (idempotent). */
   closeSession(session: import("./session.js").Session): Promise<void>;

@@ -2,8 +2,9 @@
 import type { ToolDef } from "../catalog/inventory.js";
 import type { Logger } from "../log.js";
 import type { Resolution } from "../resolve.js";
-import { listedRoutes, listsUpstreamTool, searchToolDefs, shadowedSearchTools } from "../search/deferred.js";
+import { listsUpstreamTool, shadowedSearchTools } from "../search/deferred.js";
 import { INSPECT_TOOL, inspectToolDef } from "./handles.js";
+import type { ToolRegistry } from "./tools/registry.js";
 import { TOOLSETS_TOOL, toolsetsToolDef } from "./toolsets-tool.js";
 
 export interface Lists {
@@ -13,29 +14,25 @@ export interface Lists {
   readonly templates: { readonly resourceTemplates: readonly unknown[] };
 }
 
-/** One cache per combination of the two flags. */
-const caches = [0, 1, 2, 3].map(() => new WeakMap<Resolution, Lists>());
+/** The lists of each tool registry (one per resolution and set of built-ins). */
+const cache = new WeakMap<ToolRegistry, Lists>();
 
 /**
- * `withToolsetsTool`: append list_server_toolsets (only when no listed upstream tool has that name);
- * `capture`: sessions keep captured values, so inspect_state is offered where capture applies. Tools of
- * deferred toolsets are left out; find_tools and call_tool stand in for them.
+ * The lists a session of this resolution answers: its registry's tools (deferred toolsets left out; find_tools and
+ * call_tool stand in for them; the proxy's own tools last), prompts, resources and templates.
  */
-export function listsOf(resolution: Resolution, withToolsetsTool: boolean, capture = true): Lists {
-  const store = caches[(withToolsetsTool ? 1 : 0) + (capture ? 2 : 0)]!;
-  let lists = store.get(resolution);
+export function listsOf(resolution: Resolution, registry: ToolRegistry): Lists {
+  let lists = cache.get(registry);
   if (!lists) {
-    const tools: unknown[] = listedRoutes(resolution).map((r) => r.definition);
-    tools.push(...searchToolDefs(resolution), ...ownToolDefs(resolution, withToolsetsTool, capture));
     lists = Object.freeze({
-      tools: { tools },
+      tools: { tools: registry.listed },
       prompts: { prompts: resolution.prompts.map((r) => r.definition) },
       resources: { resources: resolution.resources.filter((r) => !r.template).map((r) => r.definition) },
       templates: {
         resourceTemplates: resolution.resources.filter((r) => r.template).map((r) => r.definition),
       },
     });
-    store.set(resolution, lists);
+    cache.set(registry, lists);
   }
   return lists;
 }

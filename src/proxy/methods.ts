@@ -1,13 +1,13 @@
 /** @module What a session answers, method by method: lists from its resolution, the rest relayed by route. */
 import { ErrorCode } from "../protocol.js";
 import { type Route, routeUri } from "../resolve.js";
-import { callTool } from "./call.js";
 import { rpcError, upstreamError } from "./errors.js";
 import type { Params } from "./host.js";
 import { listsOf } from "./lists.js";
 import { isLogLevel, LOG_LEVELS } from "./peer.js";
 import { relay } from "./relay.js";
 import type { Call, SessionState } from "./state.js";
+import { callTool } from "./tools/pipeline.js";
 
 /** Every request but initialize and ping, which the session answers itself. */
 export function handle(
@@ -45,7 +45,7 @@ export function handle(
 }
 
 export function lists(s: SessionState) {
-  return listsOf(s.resolution, s.host.offersToolsetsTool(s.resolution), s.host.capture);
+  return listsOf(s.resolution, s.host.tools.of(s.resolution));
 }
 
 function named(map: ReadonlyMap<string, Route>, name: unknown, kind: string): Route {

@@ -19,10 +19,13 @@ import type { Params, SessionAuthorization, SessionHost, UpstreamLink } from "..
 import type { Peer } from "../../src/proxy/peer.js";
 import { SearchIndexes } from "../../src/proxy/search-indexes.js";
 import { Session } from "../../src/proxy/session.js";
+import { builtIns } from "../../src/proxy/tools/builtins.js";
+import { runTool } from "../../src/proxy/tools/pipeline.js";
+import { ToolRegistries } from "../../src/proxy/tools/registry.js";
 import { Traffic } from "../../src/proxy/traffic.js";
 import { toolsetsReport } from "../../src/report.js";
-import { resolve } from "../../src/resolve.js";
-import { select } from "../../src/selection.js";
+import { type Resolution, resolve } from "../../src/resolve.js";
+import { type Selection, select } from "../../src/selection.js";
 import { DEFAULT_LIMITS } from "../../src/state/config.js";
 import { MemoryStateStore } from "../../src/state/memory.js";
 import type { StateStore } from "../../src/state/types.js";
@@ -79,8 +82,10 @@ export class FakeHost implements SessionHost {
     ttlMs: 300_000,
     now: () => this.clock,
   });
-  /** find_tools indexes: a test that counts or bounds them gives its own. */
+  /** find_tools indexes: a test that counts or bounds them gives its own (before its first search). */
   searchIndexes = new SearchIndexes();
+  /** The real tool registries, with the real built-ins on this host's services. */
+  readonly tools: ToolRegistries;
   clock = 1_000;
   /** The state store (memory on the fake clock unless a test gives another) and the handles on it. */
   readonly state: StateStore;
@@ -98,6 +103,23 @@ export class FakeHost implements SessionHost {
     const limits = { ...DEFAULT_LIMITS, maxOwnerBytes: 1 << 20 };
     this.state = state ?? new MemoryStateStore({ limits, now: () => this.clock });
     this.handles = new HandleStore({ store: this.state, maxOwnerBytes: 1 << 20, logger: silentLogger });
+    const host = this;
+    this.tools = new ToolRegistries(
+      builtIns(
+        {
+          toolsetsTool: true,
+          get capture() {
+            return host.capture;
+          },
+          report: (selection, resolution) => host.report(selection, resolution),
+          handles: this.handles,
+          get indexes() {
+            return host.searchIndexes;
+          },
+        },
+        runTool,
+      ),
+    );
     this.traffic = new Traffic({
       users: (ref) => [...this.sessions].filter((s) => s.refs.get(ref.upstream)?.id === ref.id) as Peer[],
       upstream: (name) => catalog.upstreams.get(name),
@@ -112,10 +134,7 @@ export class FakeHost implements SessionHost {
   upstream(name: string) {
     return this.catalog.upstreams.get(name);
   }
-  offersToolsetsTool() {
-    return true;
-  }
-  report(selection: Parameters<SessionHost["report"]>[0], resolution: Parameters<SessionHost["report"]>[1]) {
+  report(selection: Selection, resolution: Resolution) {
     return toolsetsReport(this.catalog, selection, resolution, [], resolution);
   }
   now(): number {

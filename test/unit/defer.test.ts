@@ -1,6 +1,5 @@
 /** Deferred toolsets, pure: the config keys, the URL's `defer=`, automatic deferral, what is listed, and the report's figures. */
 import { describe, expect, test } from "vitest";
-import { listsOf } from "../../src/proxy/lists.js";
 import { SearchIndexes } from "../../src/proxy/search-indexes.js";
 import { toolsetsToolDef } from "../../src/proxy/toolsets-tool.js";
 import { listFigure, toolsetsReport } from "../../src/report.js";
@@ -8,6 +7,7 @@ import { resolve } from "../../src/resolve.js";
 import { listedRoutes, searchEntries, searchToolDefs } from "../../src/search/deferred.js";
 import { select } from "../../src/selection.js";
 import { catalogOf, errorsOf, inventoryOf } from "../helpers/catalog.js";
+import { listsFor } from "../helpers/tools.js";
 
 const YAML = `
 upstreams:
@@ -44,7 +44,7 @@ function selection(query: string, options = {}, c = catalog) {
 }
 const resolved = (query: string, c = catalog) => resolve(c, selection(query, {}, c), inventory);
 const listed = (query: string) =>
-  (listsOf(resolved(query), true).tools.tools as { name: string }[]).map((t) => t.name);
+  (listsFor(resolved(query), true).tools.tools as { name: string }[]).map((t) => t.name);
 
 describe("the config keys", () => {
   test("deferred: true compiles onto the toolset; toolsets are listed by default", () => {
@@ -224,7 +224,7 @@ describe("automatic deferral", () => {
       ["issues", "auto"],
       ["files", "auto"],
     ]);
-    expect((listsOf(r, false).tools.tools as { name: string }[]).map((t) => t.name)).toEqual([
+    expect((listsFor(r, false).tools.tools as { name: string }[]).map((t) => t.name)).toEqual([
       "whoami",
       "find_tools",
       "call_tool",
@@ -254,7 +254,7 @@ describe("the report with deferral", () => {
       "call_tool",
       "list_server_toolsets",
     ]);
-    const listedBytes = Buffer.byteLength(JSON.stringify(listsOf(r, true).tools));
+    const listedBytes = Buffer.byteLength(JSON.stringify(listsFor(r, true).tools));
     expect(report.schema_bytes).toBe(listedBytes);
     expect(report.without_deferral?.tools).toBe(r.tools.length + 1);
     expect(report.without_deferral!.schema_bytes).toBeGreaterThan(0);
