@@ -56,6 +56,7 @@ export function withAccess(
     key: selectionKey(active, deferred),
     ...(forbidden.length ? { forbidden } : {}),
     ...(denied.size ? { denied: Object.freeze([...denied]) } : {}),
+    gated: true,
     ...carried(selection, active),
   });
 }

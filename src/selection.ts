@@ -63,6 +63,11 @@ export interface Selection {
    * defers them last. Absent when the URL names none (the defaults, a default selection).
    */
   readonly explicit?: readonly string[];
+  /**
+   * Some toolset of the catalog has `requires:` (set by `withAccess`): what a selection gets then depends on who
+   * asks, so no answer of it may be marked shareable (2026-07-28 `cacheScope`).
+   */
+  readonly gated?: true;
   /** The client's profile (clients/select.ts): what the resolution of this selection is fitted to. */
   readonly profile?: ClientProfile;
 }

@@ -5,7 +5,7 @@
  */
 import type { ServerResponse } from "node:http";
 import type { JSONRPCMessage, RequestId } from "@modelcontextprotocol/sdk/types.js";
-import type { Reply } from "../proxy/modern.js";
+import type { Reply } from "../proxy/transport.js";
 import { modernStatusOf } from "../wire/errors.js";
 import { OutputGuard } from "./output-guard.js";
 import type { TransportOptions } from "./session-transport.js";

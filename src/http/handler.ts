@@ -7,13 +7,13 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { modernClient } from "../codec/modern.js";
 import type { ConsoleRoutes } from "../console/routes.js";
 import type { Arrival, Connect } from "../door/arrival.js";
 import type { Front } from "../door/front.js";
 import { classifyPost } from "../modern/classify.js";
 import { checkParamHeaders, checkStandardHeaders, scanParamHeaders } from "../modern/headers.js";
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from "../protocol.js";
-import { modernClient } from "../proxy/clients.js";
 import { errors, WireError } from "../wire/errors.js";
 import { Exchange } from "./exchange.js";
 import { hostProblem, rebindingProblem } from "./guard.js";

@@ -47,7 +47,9 @@ export async function askClient(
   call?: Call,
 ): Promise<Params> {
   // A 2026-07-28 call is never sent a request: its bridge turns it into an input_required round (eras.ts).
-  if (call?.client.era === "2026-07-28") return call.ask(request, signal);
+  // Era branch 3 of 3: a client that may not be asked (2026-07-28) is reached only through its call's own ask
+  // (an input_required round of its bridge), never sent a request.
+  if (call && !call.client.codec.askable) return call.ask(request, signal);
   const capabilities = call ? call.client.capabilities : s.clientCapabilities;
   const needs = missingCapability(capabilities, request.method, request.params);
   if (needs && request.method === "roots/list") {

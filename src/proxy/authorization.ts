@@ -60,7 +60,7 @@ export async function authorizing(s: SessionState, call: Call, run: () => Promis
     if (!(err instanceof AuthorizationRequiredError)) throw err;
     const auth = s.host.authorization;
     // A 2026-07-28 request cannot be sent server→client requests: it gets the error naming the URL (SPEC §11.7).
-    if (!auth || call.client.era === "2026-07-28") throw err;
+    if (!auth || !call.client.codec.askable) throw err;
     if (missingCapability(call.client.capabilities, "elicitation/create", { mode: "url" })) throw err;
     await elicit(s, call, err, auth.wait.bind(auth));
     return run();

@@ -1,23 +1,40 @@
-/** @module What a session answers, method by method: lists from its resolution, the rest relayed by route. */
-import { ErrorCode } from "../protocol.js";
+/**
+ * @module The one dispatcher: what a session answers, method by method, for a request of either era (its codec
+ * has refused what the era does not have, and finishes the answer): the handshake, lists from its resolution,
+ * tools through the tool-call pipeline, the rest relayed by route.
+ */
+import type { ServerCapabilities } from "@modelcontextprotocol/sdk/types.js";
+import { MODERN_VERSION } from "../modern/wire.js";
 import { type Route, routeUri } from "../resolve.js";
-import { rpcError, upstreamError } from "./errors.js";
+import { errors } from "../wire/errors.js";
+import { upstreamError } from "./errors.js";
 import type { Params } from "./host.js";
+import type { ListenHost } from "./listen.js";
 import { listsOf } from "./lists.js";
 import { isLogLevel, LOG_LEVELS } from "./peer.js";
 import { relay } from "./relay.js";
 import type { Call, SessionState } from "./state.js";
 import { callTool } from "./tools/pipeline.js";
 
-/** Every request but initialize and ping, which the session answers itself. */
-export function handle(
-  s: SessionState,
-  method: string,
-  params: Params,
-  call: Call,
-): Promise<Params> | Params {
+/** What the dispatcher needs of a session beyond its state: the handshake, its capabilities, its listeners. */
+export interface Dispatched extends SessionState {
+  readonly capabilities: ServerCapabilities;
+  readonly listeners: ListenHost;
+  /** The 2025 handshake: the session takes the client's initialize and answers it. */
+  initialize(params: Params): Params;
+}
+
+export function handle(s: Dispatched, method: string, params: Params, call: Call): Promise<Params> | Params {
   const r = s.resolution;
   switch (method) {
+    case "initialize":
+      return s.initialize(params);
+    case "ping":
+      return {};
+    case "server/discover":
+      return discover(s);
+    case "subscriptions/listen":
+      return s.listeners.listen(params, call);
     case "tools/list":
       return lists(s).tools as unknown as Params;
     case "prompts/list":
@@ -40,8 +57,18 @@ export function handle(
     case "logging/setLevel":
       return setLevel(s, params, call);
     default:
-      throw rpcError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
+      throw errors.methodNotFound(method);
   }
+}
+
+/** `server/discover`: what this selection offers, for the client that asks (SPEC §12.1). */
+function discover(s: Dispatched): Params {
+  const instructions = s.resolution.instructions;
+  return {
+    supportedVersions: [MODERN_VERSION],
+    capabilities: s.capabilities,
+    ...(instructions ? { instructions } : {}),
+  };
 }
 
 export function lists(s: SessionState) {
@@ -50,13 +77,13 @@ export function lists(s: SessionState) {
 
 function named(map: ReadonlyMap<string, Route>, name: unknown, kind: string): Route {
   const route = typeof name === "string" ? map.get(name) : undefined;
-  if (!route) throw rpcError(ErrorCode.InvalidParams, `Unknown ${kind}: ${String(name)}`);
+  if (!route) throw errors.unknown(kind, name);
   return route;
 }
 
 function byUri(s: SessionState, uri: unknown): Route {
   const upstream = typeof uri === "string" ? routeUri(s.resolution, uri) : undefined;
-  if (!upstream) throw rpcError(-32002, `Resource not found: ${String(uri)}`, { uri });
+  if (!upstream) throw errors.resourceNotFound(uri);
   const name = uri as string;
   return { kind: "resource", name, original: name, upstream, toolsets: [], definition: {} };
 }
@@ -85,7 +112,7 @@ function complete(s: SessionState, params: Params, call: Call): Promise<Params> 
     return relay(s, route, "completion/complete", { ...params, ref: { ...ref, name: route.original } }, call);
   }
   if (ref.type === "ref/resource") return relay(s, byUri(s, ref.uri), "completion/complete", params, call);
-  throw rpcError(ErrorCode.InvalidParams, `completion/complete: unknown ref type ${String(ref.type)}`);
+  throw errors.unknownRefType(ref.type);
 }
 
 /**
@@ -93,12 +120,7 @@ function complete(s: SessionState, params: Params, call: Call): Promise<Params> 
  * level any of the instance's sessions wants, so one session's choice never silences another's.
  */
 async function setLevel(s: SessionState, params: Params, call: Call): Promise<Params> {
-  if (!isLogLevel(params.level)) {
-    throw rpcError(
-      ErrorCode.InvalidParams,
-      `logging/setLevel: level must be one of ${LOG_LEVELS.join(", ")}`,
-    );
-  }
+  if (!isLogLevel(params.level)) throw errors.badLogLevel(LOG_LEVELS);
   s.logLevel = params.level;
   const traffic = s.host.traffic;
   await Promise.all(

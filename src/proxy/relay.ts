@@ -57,7 +57,8 @@ async function dispatch(
   const link = s.link(route.upstream);
   const traffic = s.host.traffic;
   const modernUpstream = link.era === "2026-07-28";
-  if (call.client.era === "2026-07-28") {
+  // Era branch 2 of 3 (docs/architecture.md): which bridge carries the call, by client era × upstream era.
+  if (call.client.codec.era === "2026-07-28") {
     return modernUpstream
       ? passThrough(s, route, method, body, params, call, token)
       : bridged(s, route, method, body, params, call, token);

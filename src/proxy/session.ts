@@ -11,7 +11,8 @@ import type {
   ServerCapabilities,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { Principal } from "../auth/types.js";
-import { checkEnvelope, hasClaim } from "../modern/meta.js";
+import { legacyClientOf } from "../codec/legacy.js";
+import { modernClientOf } from "../codec/modern.js";
 import type { Resolution } from "../resolve.js";
 import type { Selection } from "../selection.js";
 import type { InstanceRef } from "../upstream/instance.js";
@@ -20,19 +21,17 @@ import { errors } from "../wire/errors.js";
 import { type Id, type Notification, RpcPeer } from "../wire/peer.js";
 import { askClient } from "./ask.js";
 import { CallsByUpstream } from "./calls.js";
-import { legacyClientOf, modernClient } from "./clients.js";
 import { ownerOfValues } from "./handles.js";
 import type { Params, SessionHost, UpstreamLink } from "./host.js";
 import { type Credentials, dependsOnCaller } from "./instances.js";
 import { capabilitiesOf, initializeResult } from "./legacy.js";
 import { Listeners } from "./listen.js";
-import { handle, lists } from "./methods.js";
-import { answerModern, type Reply } from "./modern.js";
+import { type Dispatched, handle, lists } from "./methods.js";
 import type { LogLevel } from "./peer.js";
 import type { SessionKind } from "./registry.js";
 import { serverSpanOf, type TraceHeaders } from "./spans.js";
-import type { Call, CallClient, SessionState } from "./state.js";
-import type { SessionTransport } from "./transport.js";
+import type { Call, CallClient } from "./state.js";
+import type { Reply, SessionTransport } from "./transport.js";
 
 export interface SessionInit {
   /** Its key in the registry (a session id, a context key, a random one): never logged. */
@@ -68,7 +67,7 @@ export const MAX_WAITING = 100;
 /** A listen stream ends with its result, even when the client cancelled it (stdio). */
 const ANSWERED_WHEN_CANCELLED: ReadonlySet<string> = new Set(["subscriptions/listen"]);
 
-export class Session implements SessionState {
+export class Session implements Dispatched {
   readonly id: string;
   readonly kind: SessionKind;
   readonly client: string;
@@ -153,7 +152,11 @@ export class Session implements SessionState {
 
   /** The answers of this session may depend on who asks. */
   get private(): boolean {
-    return dependsOnCaller(this.credentials, this.currentRefs);
+    return (
+      dependsOnCaller(this.credentials, this.currentRefs) ||
+      this.principal !== undefined ||
+      this.selection.gated === true
+    );
   }
 
   get resolution(): Resolution {
@@ -195,10 +198,9 @@ export class Session implements SessionState {
   ): Promise<Params> {
     const headers = extra?.requestInfo?.headers as TraceHeaders | undefined;
     const requestId = typeof headers?.["x-request-id"] === "string" ? headers["x-request-id"] : undefined;
-    // A request that carries the 2026-07-28 envelope is of that era, whatever came before (stdio, in memory).
-    const read = hasClaim(r.params) ? checkEnvelope(r.params) : undefined;
-    if (read && !read.ok) throw Object.assign(new Error(read.refusal.message), read.refusal);
-    const client = read ? modernClient(read.envelope) : this.legacyClient;
+    // Era branch 1 of 3 (docs/architecture.md): which codec reads a request of a conversation that may carry
+    // either era (stdio, in memory): one with the 2026-07-28 envelope is of that era, whatever came before.
+    const client = modernClientOf(r.params) ?? this.legacyClient;
     const m = { id, method: r.method, ...(r.params ? { params: r.params } : {}) };
     return this.answerFor(
       m,
@@ -254,8 +256,8 @@ export class Session implements SessionState {
     headers: TraceHeaders | undefined,
   ): Promise<Params> {
     const { id } = m;
-    const modern = client.era === "2026-07-28";
-    const span = serverSpanOf(this, m, modern ? client.era : this.protocolVersion, headers);
+    const codec = client.codec;
+    const span = serverSpanOf(this, m, client.protocolVersion, headers);
     const call: Call = {
       id,
       client,
@@ -265,18 +267,21 @@ export class Session implements SessionState {
       notify: (n) => {
         if (!signal.aborted) notify({ jsonrpc: "2.0", ...n } as JSONRPCMessage);
       },
-      ask: modern ? () => Promise.reject(errors.notAskable()) : (r, s) => this.askClient(r, s, id),
+      ask: codec.askable ? (r, s) => this.askClient(r, s, id) : () => Promise.reject(errors.notAskable()),
     };
     try {
       const params = m.params ?? {};
-      const result = modern
-        ? await answerModern(this, m.method, params, call)
-        : await this.answer(m.method, params, call);
+      codec.accept(m.method);
+      const result = codec.result(m.method, params, await handle(this, m.method, params, call), {
+        private: this.private,
+        serverInfo: this.host.serverInfo,
+        cacheTtlMs: this.host.cacheTtlMs,
+      });
       span.end({ result });
       return result;
     } catch (err) {
       span.end({ error: err });
-      throw err;
+      throw codec.error(err);
     }
   }
 
@@ -302,27 +307,12 @@ export class Session implements SessionState {
       });
   }
 
-  private answer(method: string, params: Params, call: Call): Promise<Params> | Params {
-    if (method === "initialize") {
-      try {
-        return this.initialize(params);
-      } catch (err) {
-        // A session whose initialize failed must not live on: it ends once the error is answered.
-        this.host.logger.warn("initialize failed; session closed", { session: this.digest });
-        setImmediate(() => void this.host.closeSession(this));
-        throw err;
-      }
-    }
-    if (method === "ping") return {};
-    return handle(this, method, params, call);
-  }
-
   /**
    * Puts the session in the state its client's initialize left it in, without a client: a session rebuilt on
    * another replica from its signed id, each stateless request.
    */
   replay(params: Params): void {
-    this.initialize(params);
+    this.handshake(params);
   }
 
   /** A request on an exchange of its own began or ended (the door counts it as in flight). */
@@ -339,7 +329,19 @@ export class Session implements SessionState {
     return this.current.tool.get(name)?.definition;
   }
 
-  private initialize(params: Params): Params {
+  /** The client's initialize: answered, and the session takes what it declared; one that fails ends it. */
+  initialize(params: Params): Params {
+    try {
+      return this.handshake(params);
+    } catch (err) {
+      // A session whose initialize failed must not live on: it ends once the error is answered.
+      this.host.logger.warn("initialize failed; session closed", { session: this.digest });
+      setImmediate(() => void this.host.closeSession(this));
+      throw err;
+    }
+  }
+
+  private handshake(params: Params): Params {
     const init = initializeResult(params, this.capabilities, this.host.serverInfo, this.current.instructions);
     this.protocolVersion = init.protocolVersion;
     this.clientCapabilities = init.clientCapabilities;

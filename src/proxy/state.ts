@@ -1,6 +1,7 @@
 /** @module What the request handlers of a session read and use: its selection, resolution, instances, client. */
 import type { ClientCapabilities, RequestId } from "@modelcontextprotocol/sdk/types.js";
 import type { Principal } from "../auth/types.js";
+import type { Codec } from "../codec/codec.js";
 import type { Envelope } from "../modern/meta.js";
 import type { Resolution } from "../resolve.js";
 import type { Selection } from "../selection.js";
@@ -9,9 +10,12 @@ import type { InstanceRef } from "../upstream/instance.js";
 import type { Params, SessionHost, UpstreamLink } from "./host.js";
 import type { LogLevel, Peer } from "./peer.js";
 
-/** Who made a request, as far as answering it goes: the era, what it can be asked, which log lines it gets. */
+/** Who made a request, as far as answering it goes: its era's codec, what it declared, which log lines it gets. */
 export interface CallClient {
-  readonly era: "2025" | "2026-07-28";
+  /** Its protocol era's codec: what it may ask, how answers read, whether it may be asked anything. */
+  readonly codec: Codec;
+  /** The revision it speaks: its session's negotiated one (2025), its envelope's (2026-07-28). */
+  readonly protocolVersion: string | undefined;
   /** 2025: the session's initialize; 2026-07-28: this request's envelope. */
   readonly capabilities: ClientCapabilities | undefined;
   /** The least severe log line it gets; undefined: none (a 2026-07-28 request without `logLevel`). */

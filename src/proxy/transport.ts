@@ -4,6 +4,13 @@
  */
 import type { JSONRPCMessage, MessageExtraInfo, RequestId } from "@modelcontextprotocol/sdk/types.js";
 
+/** Where one request's related messages and its answer go: the session's transport, or one HTTP exchange. */
+export interface Reply {
+  send(message: JSONRPCMessage): Promise<void>;
+  /** The request gets no answer (it was cancelled): whatever waits for it may end. */
+  abandon(): void;
+}
+
 export interface SessionTransport {
   onmessage?: (message: JSONRPCMessage, extra?: MessageExtraInfo) => void;
   onclose?: () => void;

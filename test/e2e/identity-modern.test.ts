@@ -139,6 +139,17 @@ describe("2026-07-28 requests carry their own identity", () => {
     expect(JSON.stringify(denied.answer)).toContain("Unknown tool: add");
   });
 
+  test("an answer that depends on the caller's grants is never marked shareable: lists and server/discover are private where a toolset is gated", async () => {
+    // Before, tools/list, server/discover and resources/templates/list carried cacheScope "public" for 60 s:
+    // root's list holds the admin toolset and alice's does not, so a shared cache must never reuse either.
+    for (const token of [TOKENS.ROOT_TOKEN, TOKENS.ALICE_TOKEN]) {
+      for (const method of ["tools/list", "server/discover", "resources/templates/list"]) {
+        const r = await modern(method, {}, token);
+        expect(r.answer?.result, `${method}`).toMatchObject({ cacheScope: "private" });
+      }
+    }
+  });
+
   test("one subject's 2026-07-28 request never lands in another subject's context", async () => {
     // alice and bob have the same grants and the same URL: only their identity tells their contexts apart.
     for (const [who, token] of [

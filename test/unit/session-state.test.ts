@@ -4,8 +4,8 @@
  */
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, test } from "vitest";
+import { modernClient } from "../../src/codec/modern.js";
 import { silentLogger } from "../../src/log.js";
-import { modernClient } from "../../src/proxy/clients.js";
 import { Gateway } from "../../src/proxy/gateway.js";
 import { BEARER_OWNER, HandleStore } from "../../src/proxy/handles.js";
 import { bindingOf } from "../../src/proxy/instances.js";
