@@ -22,6 +22,8 @@ type Request = { readonly method: string; readonly params?: Record<string, unkno
 /** A session a 2026-07-28 request is served by, and what to call once it has been answered. */
 export interface Served {
   readonly session: Session;
+  /** The key per-client limits count this request under (its caller's: a context may serve several clients). */
+  readonly client: string;
   done(): void;
 }
 
@@ -52,6 +54,7 @@ export class Contexts {
     session.exchangeStarted();
     return {
       session,
+      client: caller.client,
       done: () => {
         session.exchangeEnded();
         session.lastSeen = this.gateway.now();

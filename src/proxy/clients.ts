@@ -20,12 +20,18 @@ export function legacyClientOf(s: {
   };
 }
 
-/** The client of one 2026-07-28 request: its own envelope, nothing remembered. */
-export function modernClient(envelope: Envelope): CallClient {
+/** The client of one 2026-07-28 request: its own envelope (and, over HTTP, its own client key), nothing remembered. */
+export function modernClient(envelope: Envelope, clientKey?: string): CallClient {
   return {
     era: "2026-07-28",
     capabilities: envelope.clientCapabilities as ClientCapabilities,
     logLevel: envelope.logLevel,
     envelope,
+    ...(clientKey !== undefined ? { clientKey } : {}),
   };
+}
+
+/** Who a call counts against (SPEC §7.6): the request's own client, else its session's. */
+export function clientOf(s: { readonly client: string }, call: { readonly client: CallClient }): string {
+  return call.client.clientKey ?? s.client;
 }

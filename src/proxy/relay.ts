@@ -7,6 +7,7 @@
 import { withoutEnvelope } from "../modern/meta.js";
 import type { Route } from "../resolve.js";
 import { callHandlers } from "./ask.js";
+import { clientOf } from "./clients.js";
 import { bridged, passThrough, pushRounds } from "./eras.js";
 import { upstreamError } from "./errors.js";
 import type { Params } from "./host.js";
@@ -70,7 +71,11 @@ async function dispatch(
     if (level && !modernUpstream) await link.request("logging/setLevel", { level }).catch(() => {});
     call.signal.throwIfAborted();
     if (modernUpstream) return await pushRounds(s, route, method, body, call, token);
-    return await link.request(method, body, { signal: call.signal, ...callHandlers(s, route, call, token) });
+    return await link.request(method, body, {
+      signal: call.signal,
+      client: clientOf(s, call),
+      ...callHandlers(s, route, call, token),
+    });
   } catch (err) {
     throw upstreamError(err, route.upstream);
   } finally {

@@ -18,6 +18,11 @@ export interface CallClient {
   readonly logLevel: LogLevel | undefined;
   /** 2026-07-28: the request's envelope, as a 2026-07-28 upstream is to be sent it. */
   readonly envelope?: Envelope;
+  /**
+   * The key per-client limits count this request under, when it is its own (a 2026-07-28 request over HTTP: the
+   * context serving it may be shared by several clients); absent: its session's client.
+   */
+  readonly clientKey?: string;
 }
 
 /** One client request being handled: its cancellation, and the stream its related messages ride on. */
@@ -42,6 +47,8 @@ export interface Call {
 
 export interface SessionState extends Peer {
   readonly host: SessionHost;
+  /** Who opened it, as per-client limits count. */
+  readonly client: string;
   readonly selection: Selection;
   readonly resolution: Resolution;
   /**
