@@ -17,7 +17,7 @@ import { EraRefusedError, SessionGoneError, UpstreamUnreachableError } from "./h
 import { type Opening, openChannel } from "./open.js";
 import { refreshFailure, startFailure, tellingLine } from "./start-failure.js";
 import { type BuiltTransport, closePool, connectionPool } from "./transport.js";
-import { message, sameState, waitForExit, withTimeout } from "./util.js";
+import { message, redactError, sameState, waitForExit, withTimeout } from "./util.js";
 
 export type { ConnectionHooks, ConnectionOptions } from "./connection-options.js";
 export type { Era } from "./era.js";
@@ -130,8 +130,9 @@ export class UpstreamConnection {
   }
 
   /**
-   * Forwards one request; errors come back as the upstream sent them. Progress uses a token of our own on this
-   * hop, read straight off the transport, so that a final progress arriving with the
+   * Forwards one request; errors come back as the upstream sent them, with configured secrets and this instance's
+   * credential values redacted (whoever reads them: a client of either era, a span, a log line). Progress uses a
+   * token of our own on this hop, read straight off the transport, so that a final progress arriving with the
    * result is not lost. A request of a client (`options.client`) to an HTTP upstream counts against that client's
    * share of the instance's connections while it is open; past it, it is refused before anything is sent.
    */
@@ -143,6 +144,8 @@ export class UpstreamConnection {
     const leave = this.enter(options.client);
     try {
       return await this.forward(method, params, options);
+    } catch (err) {
+      throw redactError(err, this.options.redact);
     } finally {
       leave();
     }
