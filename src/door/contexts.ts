@@ -116,11 +116,9 @@ export class Contexts {
   private async open(caller: Caller, id: string, kind: "context" | "request"): Promise<Session | WireError> {
     const ticket = kind === "context" ? await this.admission.admit("context", caller.client) : undefined;
     if (ticket instanceof WireError) return ticket;
-    const anonymous = Object.keys(caller.credentials.values).length === 0;
     // Captured values belong to the credential values and identity (any selection, any replica); callers with
     // neither get bearer handles (SPEC §8.5).
-    const stateOwner =
-      anonymous && !caller.principal ? BEARER_OWNER : this.gateway.handles.credentialOwner(caller.owner);
+    const stateOwner = caller.bearer ? BEARER_OWNER : this.gateway.handles.credentialOwner(caller.owner);
     try {
       const refs = instancesOf(this.gateway.catalog, caller, id);
       const slots = await this.admission.instances(refs, caller.client);
