@@ -201,7 +201,10 @@ export class HttpClientTransport implements Transport {
       };
       if (type === "application/json") {
         const body = await this.http.text(res, this.maxBytes, this.who);
-        const gone = carriedSession && tie !== undefined ? await this.goneBehind200(body, tie) : undefined;
+        const gone =
+          carriedSession && tie !== undefined
+            ? await this.goneBehind200(body, tie, controller.signal)
+            : undefined;
         if (gone !== undefined) throw new SessionGoneError(res.statusCode, gone);
         // JSON that is no JSON-RPC at all: not an MCP endpoint (said in one line), not a broken answer.
         if (!onData(body))
@@ -246,15 +249,22 @@ export class HttpClientTransport implements Transport {
    * same session is refused the same way. Answered, the error was the upstream's real answer (it is delivered).
    * Returns the quoted detail when the session is gone.
    */
-  private async goneBehind200(body: string, id: string | number): Promise<string | undefined> {
+  private async goneBehind200(
+    body: string,
+    id: string | number,
+    signal: AbortSignal,
+  ): Promise<string | undefined> {
     if (this.modern || !this.initialized) return undefined;
     const said = goneInBand(body, id);
     if (said === undefined) return undefined;
-    return (await this.pingRefused()) ? said : undefined;
+    return (await this.pingRefused(signal)) ? said : undefined;
   }
 
-  /** True when a ping on our session is refused as "session gone"; false when answered or anything else happened. */
-  private async pingRefused(): Promise<boolean> {
+  /**
+   * True when a ping on our session is refused as "session gone"; false when it is answered, or anything else
+   * happens (it fails, `signal` aborts: the request was cancelled or the transport closed, or 10 s pass).
+   */
+  private async pingRefused(signal: AbortSignal): Promise<boolean> {
     const ping = { jsonrpc: "2.0" as const, id: `toolpacks-session-check-${++this.checks}`, method: "ping" };
     try {
       const headers = {
@@ -264,7 +274,12 @@ export class HttpClientTransport implements Transport {
         ),
         ...(await this.options.auth?.headers()),
       };
-      const res = await this.http.request("POST", headers, JSON.stringify(ping), AbortSignal.timeout(10_000));
+      const res = await this.http.request(
+        "POST",
+        headers,
+        JSON.stringify(ping),
+        AbortSignal.any([signal, AbortSignal.timeout(10_000)]),
+      );
       if (res.statusCode >= 300) {
         const answer = await this.http.answer(res);
         return this.refusal(answer, "POST", true) instanceof SessionGoneError;
