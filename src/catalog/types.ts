@@ -96,6 +96,8 @@ export interface Upstream {
   readonly headerEnv: Readonly<Record<string, string>>;
   readonly isolation: "shared" | "per-session";
   readonly maxInstances: number;
+  /** HTTP: connections each instance holds to the server at most (its own pool; SPEC §7.6). */
+  readonly maxConnections: number;
   /** What toolpacks answers to `roots/list` from a shared or per-credential instance (empty: no `roots` capability). */
   readonly roots: readonly Root[];
   /** `in-flight`: also hand server→client messages to the one session with calls in flight (unsafe with several users). */

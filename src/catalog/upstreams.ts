@@ -9,6 +9,17 @@ import { compileRoots } from "./roots.js";
 import type { Upstream } from "./types.js";
 import { where } from "./where.js";
 
+/** Connections one instance of an HTTP upstream holds at most (`max_connections`). */
+export const DEFAULT_MAX_CONNECTIONS = 64;
+
+/**
+ * Requests one client may have open on one instance of an HTTP upstream: a quarter of its connections, so that
+ * whatever one client holds (slow calls, calls parked for its retry) leaves the rest to the others (SPEC §7.6).
+ */
+export function callsPerClient(spec: Pick<Upstream, "maxConnections">): number {
+  return Math.max(1, Math.floor(spec.maxConnections / 4));
+}
+
 /** The compiled upstream, or undefined with every problem of its spec pushed onto `errors`. */
 export function makeUpstream(
   key: string,
@@ -63,6 +74,16 @@ export function makeUpstream(
         [...path, "header_env"],
         "header_env applies to stdio upstreams (command), not url",
         "use forward_headers: for an HTTP upstream",
+        true,
+      ),
+    );
+  }
+  if (spec.command !== undefined && spec.max_connections !== undefined) {
+    errors.push(
+      source.error(
+        [...path, "max_connections"],
+        "max_connections applies to HTTP upstreams (url), not command",
+        undefined,
         true,
       ),
     );
@@ -122,6 +143,7 @@ export function makeUpstream(
     ),
     isolation: spec.isolation ?? "shared",
     maxInstances: spec.max_instances ?? 16,
+    maxConnections: spec.max_connections ?? DEFAULT_MAX_CONNECTIONS,
     roots,
     attribution: spec.attribution ?? "tied",
     protocol: spec.protocol === undefined ? "auto" : spec.protocol === 2025 ? "2025" : spec.protocol,

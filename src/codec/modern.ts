@@ -50,14 +50,18 @@ export const modernCodec: Codec = Object.freeze({
   },
 });
 
-/** The client of one 2026-07-28 request: its own envelope, nothing remembered. */
-export function modernClient(envelope: Envelope): CallClient {
+/**
+ * The client of one 2026-07-28 request: its own envelope, nothing remembered; over HTTP its own client key (its
+ * context may serve several anonymous clients: what a call costs counts against the one that made it).
+ */
+export function modernClient(envelope: Envelope, clientKey?: string): CallClient {
   return {
     codec: modernCodec,
     capabilities: envelope.clientCapabilities as ClientCapabilities,
     logLevel: envelope.logLevel,
     protocolVersion: envelope.protocolVersion,
     envelope,
+    ...(clientKey !== undefined ? { clientKey } : {}),
   };
 }
 

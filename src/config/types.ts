@@ -35,6 +35,7 @@ export interface UpstreamSpec {
   header_env?: Record<string, string>;
   isolation?: "shared" | "per-session";
   max_instances?: number;
+  max_connections?: number;
   roots?: string[];
   attribution?: "tied" | "in-flight";
   /** YAML reads an unquoted 2025 as a number. */

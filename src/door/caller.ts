@@ -32,8 +32,14 @@ export interface Caller {
   readonly credentials: Credentials;
   /** A digest of `credentials`: a session serves only requests with the same. */
   readonly binding: string;
-  /** Whose 2026-07-28 context, request states and values these are: a digest of binding and identity. */
+  /**
+   * Whose 2026-07-28 context, request states and captured values these are: a digest of the credential values it
+   * carries for any upstream of the config (not only the selected ones: its values are its own on every selection,
+   * SPEC §8.5) and of its identity.
+   */
   readonly owner: string;
+  /** It carries no credential value for any upstream and has no identity: what it captures is bearer values. */
+  readonly bearer: boolean;
 }
 
 /** The upstreams a selection needs, catalog order. */
@@ -68,6 +74,7 @@ export function callerOf(catalog: Catalog, input: CallerInput): Caller {
   const upstreams = upstreamsOf(catalog, selection);
   const credentials = credentialsOf(catalog, upstreams, input.headers as never, identity);
   const binding = bindingOf(credentials);
+  const carried = credentialsOf(catalog, allUpstreams(catalog), input.headers as never).values;
   return Object.freeze({
     era: input.era,
     principal,
@@ -78,13 +85,25 @@ export function callerOf(catalog: Catalog, input: CallerInput): Caller {
     upstreams: Object.freeze(upstreams),
     credentials,
     binding,
-    owner: ownerOf(binding, identity),
+    owner: ownerOf(bindingOf({ names: [], values: carried }), identity),
+    bearer: identity === undefined && Object.keys(carried).length === 0,
   });
+}
+
+const everyUpstream = new WeakMap<Catalog, readonly string[]>();
+/** Every upstream of a catalog (made once per catalog). */
+function allUpstreams(catalog: Catalog): readonly string[] {
+  const known = everyUpstream.get(catalog);
+  if (known) return known;
+  const names = [...catalog.upstreams.keys()];
+  everyUpstream.set(catalog, names);
+  return names;
 }
 
 /**
  * Whose a context is: a digest of the credential values and, with `auth:`, of the identity (SPEC §11.3), so two
- * subjects never share a context, its handles or its request states.
+ * subjects never share a context, its handles or its request states. Two callers that carry the same values for
+ * the selection but not for other upstreams get two contexts: each keeps its own values.
  */
 function ownerOf(binding: string, identity: string | undefined): string {
   if (identity === undefined) return binding;

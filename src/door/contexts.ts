@@ -22,6 +22,8 @@ type Request = { readonly method: string; readonly params?: Record<string, unkno
 /** A session a 2026-07-28 request is served by, and what to call once it has been answered. */
 export interface Served {
   readonly session: Session;
+  /** The key per-client limits count this request under (its caller's: a context may serve several clients). */
+  readonly client: string;
   done(): void;
 }
 
@@ -52,6 +54,7 @@ export class Contexts {
     session.exchangeStarted();
     return {
       session,
+      client: caller.client,
       done: () => {
         session.exchangeEnded();
         session.lastSeen = this.gateway.now();
@@ -113,11 +116,9 @@ export class Contexts {
   private async open(caller: Caller, id: string, kind: "context" | "request"): Promise<Session | WireError> {
     const ticket = kind === "context" ? await this.admission.admit("context", caller.client) : undefined;
     if (ticket instanceof WireError) return ticket;
-    const anonymous = Object.keys(caller.credentials.values).length === 0;
     // Captured values belong to the credential values and identity (any selection, any replica); callers with
     // neither get bearer handles (SPEC §8.5).
-    const stateOwner =
-      anonymous && !caller.principal ? BEARER_OWNER : this.gateway.handles.credentialOwner(caller.owner);
+    const stateOwner = caller.bearer ? BEARER_OWNER : this.gateway.handles.credentialOwner(caller.owner);
     try {
       const refs = instancesOf(this.gateway.catalog, caller, id);
       const slots = await this.admission.instances(refs, caller.client);

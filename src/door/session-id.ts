@@ -20,6 +20,11 @@ export interface SessionSeed {
   readonly b: string;
   /** A keyed digest of the subject of the principal it was opened by (absent without `auth:`). */
   readonly s?: string;
+  /**
+   * When it was issued (ms since the epoch): an id older than what the ended ids remember is not rebuilt
+   * (mayHaveEnded). Absent in ids signed before it was added: they count as issued at 0.
+   */
+  readonly t?: number;
 }
 
 const PREFIX = "tp1.";
@@ -48,6 +53,21 @@ export function signSessionId(seed: SessionSeed, secret: string): string {
   return `${PREFIX}${body}.${b64(createHmac("sha256", secret).update(body).digest())}`;
 }
 
+/**
+ * How far apart the clocks of the replica that issued an id and the one that recorded an end may be: an id
+ * issued this close after the latest forgotten end is refused too.
+ */
+const CLOCK_SKEW_MS = 1000;
+
+/**
+ * Whether a signed id may be one of the ended ids the store no longer remembers (SPEC §8.1): issued no later than
+ * the latest end the store forgot (`forgottenUntil`), so it cannot be told from them and is not rebuilt. An id
+ * issued after it is ended exactly when the store says so, however many ids end meanwhile.
+ */
+export function mayHaveEnded(seed: SessionSeed, forgottenUntil: number | undefined): boolean {
+  return forgottenUntil !== undefined && (seed.t ?? 0) <= forgottenUntil + CLOCK_SKEW_MS;
+}
+
 function canonical(text: string): Buffer | undefined {
   const bytes = Buffer.from(text, "base64url");
   return b64(bytes) === text ? bytes : undefined;
@@ -69,6 +89,7 @@ export function verifySessionId(id: string, secret: string): SessionSeed | undef
     if (typeof seed.q !== "string" || typeof seed.v !== "string" || typeof seed.b !== "string")
       return undefined;
     if (seed.s !== undefined && typeof seed.s !== "string") return undefined;
+    if (seed.t !== undefined && !Number.isSafeInteger(seed.t)) return undefined;
     return seed;
   } catch {
     return undefined;

@@ -16,7 +16,13 @@ import type { Admission } from "./admission.js";
 import type { Connect } from "./arrival.js";
 import { type Caller, instancesOf } from "./caller.js";
 import { sessionDigest } from "./digest.js";
-import { type SessionSeed, signSessionId, subjectDigest, verifySessionId } from "./session-id.js";
+import {
+  mayHaveEnded,
+  type SessionSeed,
+  signSessionId,
+  subjectDigest,
+  verifySessionId,
+} from "./session-id.js";
 
 /** Why a session leaves: a client's DELETE, idle expiry, shutdown, or a DELETE on another replica. */
 export type Leaving = "deleted" | "expired" | "shutdown" | "ended-elsewhere";
@@ -144,6 +150,8 @@ export class LegacySessions {
     if (!session && secret) {
       const seed = verifySessionId(id, secret);
       if (!seed) return errors.sessionNotFound();
+      // Ended, and pushed out of the remembered ended ids by later ones: still ended (SPEC §8.1).
+      if (mayHaveEnded(seed, this.gateway.state.forgottenUntil())) return errors.sessionNotFound();
       const caller = callerFor({ query: seed.q, init: { clientInfo: seed.i, capabilities: seed.c } });
       if (caller instanceof WireError) return caller;
       if (seed.s !== subjectDigest(caller.principal, secret)) return errors.anotherIdentity();
@@ -214,6 +222,8 @@ export class LegacySessions {
       i: (params.clientInfo as SessionSeed["i"]) ?? { name: "unknown", version: "0" },
       b: caller.binding,
       ...(subject ? { s: subject } : {}),
+      // The wall clock, as the state store records ends by (not the gateway's, which tests may move).
+      t: Date.now(),
     };
     return signSessionId(seed, secret);
   }

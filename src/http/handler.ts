@@ -135,7 +135,7 @@ export function createHttpHandler(front: Front, partial: Partial<HandlerOptions>
       const rid = req.headers["x-request-id"];
       await served.session.run(
         m,
-        modernClient(envelope),
+        modernClient(envelope, served.client),
         exchange,
         typeof rid === "string" ? rid : undefined,
         exchange.controller.signal,

@@ -16,6 +16,7 @@ import { rpcError, upstreamError } from "./errors.js";
 import type { Params } from "./host.js";
 import { passes } from "./peer.js";
 import type { Call, SessionState } from "./state.js";
+import { clientOf } from "./state.js";
 
 /** At most this many input rounds in one call of a 2025 client (B4), as the SDK's own shim. */
 const MAX_ROUNDS = 8;
@@ -56,6 +57,7 @@ export async function passThrough(
   try {
     const result = await s.link(route.upstream).request(method, sent, {
       signal: call.signal,
+      client: clientOf(s, call),
       envelope: {
         clientCapabilities: envelope.clientCapabilities,
         ...(envelope.clientInfo ? { clientInfo: envelope.clientInfo } : {}),
@@ -137,8 +139,10 @@ export async function bridged(
   };
   // An untied request of this session's own instance joins the bridge too.
   const untrack = s.track(route.upstream, { ...call, ask: asked, notify: (n) => bridge.notify(n) });
+  // The parked call holds its connection until it ends: it counts against its client all that time.
   const upstream = s.link(route.upstream).request(method, body, {
     signal: bridge.controller.signal,
+    client: clientOf(s, call),
     onProgress: (p) => bridge.progress(p),
     onNotification: (n) => {
       const level = bridge.attached?.client.logLevel;
@@ -210,6 +214,7 @@ export async function pushRounds(
     try {
       result = await link.request(method, sent, {
         signal: call.signal,
+        client: clientOf(s, call),
         envelope,
         ...callHandlers(s, route, call, token),
       });

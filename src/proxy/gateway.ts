@@ -112,6 +112,7 @@ export class Gateway implements SessionHost {
         onServerRequest: (ref, request, signal) => this.traffic.serverRequest(ref, request as never, signal),
         onRestart: (u) => this.metrics.restarts.inc({ upstream: u }),
         onListed: (u) => this.metrics.refreshes.inc({ upstream: u }),
+        onLimited: (_ref, limit) => this.metrics.limited.inc({ limit }),
         onClosed: (ref) => {
           this.traffic.forgetInstance(ref);
           this.metrics.instanceGone(ref.upstream, ref.kind, ref.id);

@@ -12,6 +12,7 @@ import { upstreamError } from "./errors.js";
 import type { Params } from "./host.js";
 import { clientSpanOf, traced, withTrace } from "./spans.js";
 import type { Call, SessionState } from "./state.js";
+import { clientOf } from "./state.js";
 
 /** What goes upstream: the upstream's own name, the client's `_meta` less its progress token and envelope. */
 export function upstreamBody(
@@ -71,7 +72,11 @@ async function dispatch(
     if (level && !modernUpstream) await link.request("logging/setLevel", { level }).catch(() => {});
     call.signal.throwIfAborted();
     if (modernUpstream) return await pushRounds(s, route, method, body, call, token);
-    return await link.request(method, body, { signal: call.signal, ...callHandlers(s, route, call, token) });
+    return await link.request(method, body, {
+      signal: call.signal,
+      client: clientOf(s, call),
+      ...callHandlers(s, route, call, token),
+    });
   } catch (err) {
     throw upstreamError(err, route.upstream);
   } finally {

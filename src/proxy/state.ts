@@ -22,6 +22,11 @@ export interface CallClient {
   readonly logLevel: LogLevel | undefined;
   /** 2026-07-28: the request's envelope, as a 2026-07-28 upstream is to be sent it. */
   readonly envelope?: Envelope;
+  /**
+   * The key per-client limits count this request under, when it is its own (a 2026-07-28 request over HTTP: the
+   * context serving it may be shared by several clients); absent: its session's client.
+   */
+  readonly clientKey?: string;
 }
 
 /** One client request being handled: its cancellation, and the stream its related messages ride on. */
@@ -46,6 +51,8 @@ export interface Call {
 
 export interface SessionState extends Peer {
   readonly host: SessionHost;
+  /** Who opened it, as per-client limits count. */
+  readonly client: string;
   readonly selection: Selection;
   readonly resolution: Resolution;
   /**
@@ -73,4 +80,9 @@ export interface SessionState extends Peer {
     signal: AbortSignal,
     upstream?: string,
   ): Promise<Params>;
+}
+
+/** Who a call counts against (SPEC §7.6): the request's own client (a 2026-07-28 one), else its session's. */
+export function clientOf(s: { readonly client: string }, call: { readonly client: CallClient }): string {
+  return call.client.clientKey ?? s.client;
 }

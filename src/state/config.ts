@@ -26,10 +26,8 @@ export interface StateLimits {
   readonly maxOwnerBytes: number;
   /** Stored bytes all owners together may hold. */
   readonly maxTotalBytes: number;
-  /** Ended session ids remembered (locally, and in Redis). */
+  /** Ended session ids remembered (locally, and in Redis); an id issued before the oldest is not rebuilt. */
   readonly maxEnded: number;
-  /** How long an ended id is remembered in Redis for replicas that start later. */
-  readonly endedRetentionMs: number;
   /** Largest value `kvPut` accepts. */
   readonly maxRecordBytes: number;
   /** Most records the memory store's kv keeps (oldest dropped first); Redis relies on TTLs. */
@@ -40,7 +38,6 @@ export const DEFAULT_LIMITS: StateLimits = Object.freeze({
   maxOwnerBytes: 8 * 1024 * 1024,
   maxTotalBytes: 256 * 1024 * 1024,
   maxEnded: 10_000,
-  endedRetentionMs: 24 * 60 * 60 * 1000,
   maxRecordBytes: 64 * 1024,
   maxRecords: 100_000,
 });

@@ -159,6 +159,10 @@ export class MemoryStateStore implements StateStore {
     return this.ended.has(sessionId);
   }
 
+  forgottenUntil(): number | undefined {
+    return this.ended.forgottenUntil;
+  }
+
   async kvGet(namespace: string, key: string): Promise<string | undefined> {
     this.open("kvGet");
     checkNamespace(namespace);

@@ -156,13 +156,21 @@ sweep()
 return {tonumber(redis.call('ZSCORE', P .. 'owners', ARGV[2])) or 0, tonumber(redis.call('GET', P .. 'total')) or 0}
 `;
 
-/** ARGV: P, digest, max, retentionMs → publishes the digest to P ended. */
+/**
+ * ARGV: P, digest, max → publishes the digest to P ended; returns the latest end forgotten (0: none). P ended holds
+ * the `max` latest ends (digest → when it ended); P ended:forgotten, the latest end it had to drop: an id issued
+ * before it may have ended and is not rebuilt, so dropping one can never bring an ended id back.
+ */
 export const END = `${PRELUDE}
 local key = P .. 'ended'
+local horizon = P .. 'ended:forgotten'
 redis.call('ZADD', key, now, ARGV[2])
-redis.call('ZREMRANGEBYSCORE', key, '-inf', now - tonumber(ARGV[4]))
-redis.call('ZREMRANGEBYRANK', key, 0, -(tonumber(ARGV[3]) + 1))
-redis.call('PEXPIRE', key, ARGV[4])
+local over = redis.call('ZCARD', key) - tonumber(ARGV[3])
+if over > 0 then
+  local last = redis.call('ZRANGE', key, over - 1, over - 1, 'WITHSCORES')
+  redis.call('ZREMRANGEBYRANK', key, 0, over - 1)
+  if tonumber(last[2]) > (tonumber(redis.call('GET', horizon)) or 0) then redis.call('SET', horizon, last[2]) end
+end
 redis.call('PUBLISH', key, ARGV[2])
-return 1
+return tonumber(redis.call('GET', horizon)) or 0
 `;

@@ -156,9 +156,10 @@ export class RedisStateStore implements StateStore {
     }
   }
 
-  private publishEnd(d: string): Promise<unknown> {
-    const { maxEnded, endedRetentionMs } = this.options.limits;
-    return this.script("end", END, [d, maxEnded, endedRetentionMs]);
+  /** Records and publishes an end; Redis answers how far back it still remembers ends (its horizon). */
+  private async publishEnd(d: string): Promise<void> {
+    const horizon = Number(await this.script("end", END, [d, this.options.limits.maxEnded]));
+    if (horizon > 0) this.ended.forget(horizon);
   }
 
   /** Publishes the ends that failed while Redis was away, then loads what others ended meanwhile. */
@@ -172,6 +173,10 @@ export class RedisStateStore implements StateStore {
 
   isEnded(sessionId: string): boolean {
     return this.ended.has(sessionId);
+  }
+
+  forgottenUntil(): number | undefined {
+    return this.ended.forgottenUntil;
   }
 
   async kvGet(namespace: string, key: string): Promise<string | undefined> {
@@ -228,12 +233,28 @@ export class RedisStateStore implements StateStore {
     await this.reload();
   }
 
-  /** Loads the ended ids Redis remembers (for a replica that starts, or reconnects, after they ended). */
+  /**
+   * Loads the ended ids Redis remembers, with when each ended, and the latest end it forgot (for a replica that
+   * starts, or reconnects, after they ended).
+   */
   private async reload(): Promise<void> {
     const max = this.options.limits.maxEnded;
-    const digests = await this.link.call("reload", (r) => r.zrange(this.channel, -max, "-1"));
-    for (const d of digests) this.ended.addDigest(d);
+    const [ends, horizon] = await this.link.call("reload", (r) =>
+      Promise.all([r.zrange(this.channel, -max, "-1", "WITHSCORES"), r.get(`${this.channel}:forgotten`)]),
+    );
+    for (const [d, at] of scored(ends)) this.ended.addDigest(d, at);
+    if (horizon) this.ended.forget(Number(horizon));
   }
+}
+
+/** A WITHSCORES reply as pairs: flat (RESP2) or nested (RESP3). */
+function scored(reply: unknown): [string, number][] {
+  const items = Array.isArray(reply) ? (reply as unknown[]) : [];
+  if (items.every(Array.isArray))
+    return (items as [unknown, unknown][]).map(([m, score]) => [String(m), Number(score)]);
+  const out: [string, number][] = [];
+  for (let i = 0; i + 1 < items.length; i += 2) out.push([String(items[i]), Number(items[i + 1])]);
+  return out;
 }
 
 /** `<size>|<info>` as the scripts store it. */

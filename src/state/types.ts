@@ -84,6 +84,12 @@ export interface StateStore {
   end(sessionId: string): Promise<void>;
   /** A local, synchronous lookup: never waits on the network. */
   isEnded(sessionId: string): boolean;
+  /**
+   * The latest end (ms) of an ended id this store no longer remembers (pushed out by later ones; with Redis, by
+   * any replica), undefined while it forgot none. An id issued by then may have ended: it must not be rebuilt.
+   * A local, synchronous lookup.
+   */
+  forgottenUntil(): number | undefined;
 
   /** Small records for other subsystems; `namespace` is a fixed label like `oauth`, keys are hashed. */
   kvGet(namespace: string, key: string): Promise<string | undefined>;

@@ -15,6 +15,8 @@ export interface ConnectionHooks {
   /** Observability: an upstream started again after a failure; its lists were read. */
   onRestart?(name: string): void;
   onListed?(name: string): void;
+  /** A limit of SPEC §7.6 refused something (`upstream_calls_per_client`): counted and said by the pool. */
+  onLimited?(name: string, limit: string, fields: Record<string, unknown>): void;
   /** A server→client request not tied to a forwarded request (roots from config are answered before this). */
   onServerRequest?(
     name: string,

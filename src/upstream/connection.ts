@@ -3,8 +3,11 @@
  * refresh, forwarding. What is said on the wire is the channel's (2025 or 2026-07-28); callers see one surface.
  */
 import type { ServerCapabilities } from "@modelcontextprotocol/sdk/types.js";
+import type { Dispatcher } from "undici";
 import type { Offer, UpstreamState } from "../catalog/inventory.js";
 import type { Upstream } from "../catalog/types.js";
+import { callsPerClient } from "../catalog/upstreams.js";
+import { errors } from "../wire/errors.js";
 import { Restarts } from "./backoff.js";
 import type { Channel } from "./channel.js";
 import type { ConnectionOptions } from "./connection-options.js";
@@ -13,8 +16,8 @@ import type { ForwardOptions } from "./forward.js";
 import { EraRefusedError, SessionGoneError, UpstreamUnreachableError } from "./http-answer.js";
 import { type Opening, openChannel } from "./open.js";
 import { refreshFailure, startFailure, tellingLine } from "./start-failure.js";
-import type { BuiltTransport } from "./transport.js";
-import { message, sameState, waitForExit, withTimeout } from "./util.js";
+import { type BuiltTransport, closePool, connectionPool } from "./transport.js";
+import { message, redactError, sameState, waitForExit, withTimeout } from "./util.js";
 
 export type { ConnectionHooks, ConnectionOptions } from "./connection-options.js";
 export type { Era } from "./era.js";
@@ -37,6 +40,13 @@ export class UpstreamConnection {
   private readonly eras: EraCache;
   /** Consecutive failures and when a restart is allowed again. */
   private readonly restarts = new Restarts();
+  /** HTTP: this instance's own connections, made at its first start, kept across restarts, ended with it. */
+  private pool: Promise<Dispatcher> | undefined;
+  /** HTTP: the calls each client has open on this instance now (each holds one of its connections). */
+  private readonly open = new Map<string, number>();
+  /** This instance's own connections (HTTP): made once, for its era probe and every transport it builds. */
+  private readonly connections = (): Promise<Dispatcher> =>
+    (this.pool ??= connectionPool(this.spec.maxConnections));
   users = 0; // sessions using this instance (for reaping per-credential instances)
 
   constructor(
@@ -125,13 +135,54 @@ export class UpstreamConnection {
   }
 
   /**
-   * Forwards one request; errors come back as the upstream sent them. Progress uses a token of our own on this
-   * hop, read straight off the transport, so that a final progress arriving with the result is not lost.
+   * Forwards one request; errors come back as the upstream sent them, with configured secrets and this instance's
+   * credential values redacted (whoever reads them: a client of either era, a span, a log line). Progress uses a
+   * token of our own on this hop, read straight off the transport, so that a final progress arriving with the
+   * result is not lost. A request of a client (`options.client`) to an HTTP upstream counts against that client's
+   * share of the instance's connections while it is open; past it, it is refused before anything is sent.
    */
   async request(
     method: string,
     params: Record<string, unknown>,
     options: ForwardOptions = {},
+  ): Promise<Record<string, unknown>> {
+    const leave = this.enter(options.client);
+    try {
+      return await this.forward(method, params, options);
+    } catch (err) {
+      throw redactError(err, this.options.redact);
+    } finally {
+      leave();
+    }
+  }
+
+  /**
+   * One more call of `client` on this instance: refused past its share (SPEC §7.6); the function ends it. An
+   * instance that serves one client by construction has nobody to share with: its pool alone bounds it.
+   */
+  private enter(client: string | undefined): () => void {
+    if (client === undefined || this.spec.transport !== "http" || this.owned) return () => {};
+    const max = callsPerClient(this.spec);
+    const held = this.open.get(client) ?? 0;
+    if (held >= max) {
+      this.options.hooks.onLimited?.(this.spec.name, "upstream_calls_per_client", { client, max });
+      throw errors.upstreamCallsPerClient(this.spec.name, max, this.spec.maxConnections);
+    }
+    this.open.set(client, held + 1);
+    let left = false;
+    return () => {
+      if (left) return;
+      left = true;
+      const n = (this.open.get(client) ?? 1) - 1;
+      if (n > 0) this.open.set(client, n);
+      else this.open.delete(client);
+    };
+  }
+
+  private async forward(
+    method: string,
+    params: Record<string, unknown>,
+    options: ForwardOptions,
   ): Promise<Record<string, unknown>> {
     const used = { channel: undefined as Channel | undefined };
     try {
@@ -209,6 +260,9 @@ export class UpstreamConnection {
       channel?.close().catch(() => {}),
       this.connecting?.built?.transport.close().catch(() => {}),
     ]);
+    const pool = this.pool;
+    this.pool = undefined;
+    if (pool) await pool.then(closePool, () => {});
     if (pid) await waitForExit(pid);
   }
 
@@ -246,6 +300,7 @@ export class UpstreamConnection {
         log,
         onClosed,
         onListChanged: () => this.refresh(),
+        pool: this.connections,
       };
       this.connecting = opening;
       channel = await openChannel(this.spec, this.options, run, opening);

@@ -33,4 +33,10 @@ export interface ForwardOptions {
   readonly onServerRequest?: (request: ServerRequest, signal: AbortSignal) => Promise<Params>;
   /** 2026-07-28 upstreams: the envelope of this request (see RequestEnvelope). */
   readonly envelope?: RequestEnvelope;
+  /**
+   * The client the call is made for (the key per-client limits count, SPEC §7.6); absent for toolpacks' own
+   * requests. Over HTTP, one client's open calls on one instance are bounded so that they never take the
+   * connections other clients' calls need.
+   */
+  readonly client?: string;
 }

@@ -124,6 +124,24 @@ export function sessionGone(
   return undefined;
 }
 
+/**
+ * A 2xx body that is nothing but a JSON-RPC error answering request `id` (or none: `id: null`) whose message says
+ * the session is gone: its quoted message, or undefined. Only a hint: such an error is usually the upstream's
+ * real answer (a tool about sessions of its own), so the transport confirms it before taking it for session gone.
+ */
+export function goneInBand(body: string, id: string | number): string | undefined {
+  let m: { jsonrpc?: unknown; id?: unknown; error?: { message?: unknown } | null; result?: unknown };
+  try {
+    m = JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+  if (!m || typeof m !== "object" || Array.isArray(m) || m.jsonrpc !== "2.0") return undefined;
+  if (m.result !== undefined || (m.id !== id && m.id !== null)) return undefined;
+  const message = m.error && typeof m.error === "object" ? m.error.message : undefined;
+  return typeof message === "string" && GONE.test(message) ? oneLine(message) : undefined;
+}
+
 function isJsonRpcError(body: string): boolean {
   try {
     const m = JSON.parse(body) as { jsonrpc?: unknown; error?: unknown };

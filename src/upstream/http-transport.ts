@@ -12,6 +12,7 @@ import {
   type Answer,
   bodyMessage,
   EraRefusedError,
+  goneInBand,
   mediaType,
   oneLine,
   refusalError,
@@ -69,6 +70,8 @@ export class HttpClientTransport implements Transport {
   private readonly inflight = new Set<AbortController>();
   private readonly byRequest = new Map<string | number, AbortController>();
   private readonly cancelled = new WeakSet<AbortController>();
+  /** Pings sent to confirm that our session is gone (their ids). */
+  private checks = 0;
   private readonly http: HttpExchange;
   private readonly stream: StandaloneStream;
   /** Set once the upstream is known to speak 2026-07-28 (see speakModern). */
@@ -198,6 +201,11 @@ export class HttpClientTransport implements Transport {
       };
       if (type === "application/json") {
         const body = await this.http.text(res, this.maxBytes, this.who);
+        const gone =
+          carriedSession && tie !== undefined
+            ? await this.goneBehind200(body, tie, controller.signal)
+            : undefined;
+        if (gone !== undefined) throw new SessionGoneError(res.statusCode, gone);
         // JSON that is no JSON-RPC at all: not an MCP endpoint (said in one line), not a broken answer.
         if (!onData(body))
           throw this.refusal({ status: res.statusCode, contentType: type, body }, "POST", false);
@@ -234,6 +242,67 @@ export class HttpClientTransport implements Transport {
     if (!controller) return;
     this.cancelled.add(controller);
     controller.abort();
+  }
+
+  /**
+   * A 2xx JSON-RPC error saying our session is gone (SPEC §7.1) is taken for it only when certain: a `ping` on the
+   * same session is refused the same way. Answered, the error was the upstream's real answer (it is delivered).
+   * Returns the quoted detail when the session is gone.
+   */
+  private async goneBehind200(
+    body: string,
+    id: string | number,
+    signal: AbortSignal,
+  ): Promise<string | undefined> {
+    if (this.modern || !this.initialized) return undefined;
+    const said = goneInBand(body, id);
+    if (said === undefined) return undefined;
+    return (await this.pingRefused(signal)) ? said : undefined;
+  }
+
+  /**
+   * True when a ping on our session is refused as "session gone"; false when it is answered, or anything else
+   * happens (it fails, `signal` aborts: the request was cancelled or the transport closed, or 10 s pass).
+   */
+  private async pingRefused(signal: AbortSignal): Promise<boolean> {
+    const ping = { jsonrpc: "2.0" as const, id: `toolpacks-session-check-${++this.checks}`, method: "ping" };
+    try {
+      const headers = {
+        ...this.headers(
+          { "content-type": "application/json", accept: "application/json, text/event-stream" },
+          [ping],
+        ),
+        ...(await this.options.auth?.headers()),
+      };
+      const res = await this.http.request(
+        "POST",
+        headers,
+        JSON.stringify(ping),
+        AbortSignal.any([signal, AbortSignal.timeout(10_000)]),
+      );
+      if (res.statusCode >= 300) {
+        const answer = await this.http.answer(res);
+        return this.refusal(answer, "POST", true) instanceof SessionGoneError;
+      }
+      // "gone": refused in band the same way; "answered": any other answer to the ping (an error too).
+      let verdict: "gone" | "answered" | undefined;
+      const read = (data: string) => {
+        if (verdict) return;
+        if (goneInBand(data, ping.id) !== undefined) verdict = "gone";
+        else {
+          try {
+            if ((JSON.parse(data) as { id?: unknown } | null)?.id === ping.id) verdict = "answered";
+          } catch {}
+        }
+      };
+      if (mediaType(res.headers["content-type"]) === "text/event-stream")
+        await this.http.events(res, this.maxBytes, this.who, read, () => verdict !== undefined);
+      else read(await this.http.text(res, this.maxBytes, this.who));
+      res.body.destroy();
+      return verdict === "gone";
+    } catch {
+      return false;
+    }
   }
 
   private refusal(answer: Answer, method: "POST" | "GET", carriedSession: boolean): Error {

@@ -4,6 +4,7 @@
  * handshake, or a 2026-07-28 channel that adopts the probe's discover result).
  */
 
+import type { Dispatcher } from "undici";
 import type { Upstream } from "../catalog/types.js";
 import type { Logger } from "../log.js";
 import { MODERN_VERSION } from "../modern/wire.js";
@@ -14,7 +15,7 @@ import { type EraCache, findEra } from "./era.js";
 import { openLegacy } from "./legacy-channel.js";
 import { openModern } from "./modern-channel.js";
 import { probeInPlace } from "./probe-stdio.js";
-import { type BuiltTransport, buildTransport, httpDispatcher } from "./transport.js";
+import { type BuiltTransport, buildTransport } from "./transport.js";
 
 /** What an opening has made so far: the caller closes it (or reads its stderr) when the opening fails. */
 export interface Opening {
@@ -24,7 +25,15 @@ export interface Opening {
 export async function openChannel(
   spec: Upstream,
   options: ConnectionOptions,
-  run: { eras: EraCache; signal: AbortSignal; log: Logger; onClosed(): void; onListChanged(): unknown },
+  run: {
+    eras: EraCache;
+    signal: AbortSignal;
+    log: Logger;
+    onClosed(): void;
+    onListChanged(): unknown;
+    /** HTTP: the instance's own connections, for its probe and its transport. */
+    pool: () => Promise<Dispatcher>;
+  },
   opening: Opening,
 ): Promise<Channel> {
   const { hooks } = options;
@@ -40,13 +49,14 @@ export async function openChannel(
   const clientInfo = { name: options.clientName, version: options.clientVersion };
   const instance = options.instance?.();
   const who = { clientCapabilities: upstreamCapabilities(spec, owned), clientInfo };
-  const build = () => buildTransport(spec, options.variant, spec.name, instance, options.auth);
+  const build = () =>
+    buildTransport(spec, options.variant ?? {}, spec.name, instance, options.auth, run.pool);
   let reusable = true;
   const era = await findEra(spec, {
     eras: run.eras,
     ...(options.variant ? { variant: options.variant } : {}),
     who,
-    dispatcher: httpDispatcher,
+    dispatcher: run.pool,
     signal: run.signal,
     // A stdio upstream's era is asked of its own process (probe-stdio.ts): only the instance that probes starts
     // its process before the era is known; one that waits for another's probe starts after it.

@@ -2,6 +2,7 @@
 import type { Inventory, UpstreamState } from "../catalog/inventory.js";
 import type { Catalog, Upstream } from "../catalog/types.js";
 import { redact } from "../config/env.js";
+import { LimitNotices } from "../limit-notices.js";
 import type { Logger } from "../log.js";
 import { type ConnectionHooks, UpstreamConnection } from "./connection.js";
 import { EraCache } from "./era.js";
@@ -26,6 +27,8 @@ type Hooks = Pick<ConnectionHooks, "onRestart" | "onListed">;
 export interface PoolHooks extends Hooks {
   /** An instance's inventory or availability changed. */
   onChange?(ref: InstanceRef, state: UpstreamState): void;
+  /** A limit of SPEC §7.6 refused a call on an instance (`upstream_calls_per_client`); the pool logs it too. */
+  onLimited?(ref: InstanceRef, limit: string): void;
   /** An instance was closed and forgotten (reaped, refused, replaced by a reload). */
   onClosed?(ref: InstanceRef): void;
   /** A notification the upstream sent that is not tied to a forwarded request. */
@@ -64,12 +67,15 @@ export class UpstreamPool {
   private readonly dirs = new InstanceDirs();
   /** Each upstream's era, found once for all its instances (forgotten when one fails). */
   private readonly eras = new EraCache();
+  private readonly notices: LimitNotices;
 
   constructor(
     private catalog: Catalog,
     private readonly options: PoolOptions,
     private readonly hooks: PoolHooks = {},
-  ) {}
+  ) {
+    this.notices = new LimitNotices(options.logger);
+  }
 
   /** The connection of an instance, made (not started) on first use. */
   connection(ref: InstanceRef): UpstreamConnection {
@@ -116,6 +122,18 @@ export class UpstreamPool {
         ...(this.hooks.onRestart ? { onRestart: this.hooks.onRestart } : {}),
         ...(this.hooks.onListed ? { onListed: this.hooks.onListed } : {}),
         onInventory: (_n, state) => this.hooks.onChange?.(ref, state),
+        onLimited: (_n, limit, fields) => {
+          this.hooks.onLimited?.(ref, limit);
+          this.notices.say(
+            limit,
+            "a client's call refused: it has its most calls open on this upstream instance",
+            {
+              upstream: ref.upstream,
+              ...(ref.kind !== "shared" ? { instance: refLabel(ref) } : {}),
+              ...fields,
+            },
+          );
+        },
         ...(onNotification ? { onNotification: (_n, n) => onNotification(ref, n) } : {}),
         ...(onServerRequest
           ? { onServerRequest: (_n, request, signal) => onServerRequest(ref, request, signal) }

@@ -11,20 +11,27 @@ import { LeanStdioTransport } from "./stdio-transport.js";
 
 export { resolveCommand, type Variant } from "./spawn-spec.js";
 
-type Undici = typeof import("undici");
-let undici: Promise<{ mod: Undici; agent: InstanceType<Undici["Agent"]> }> | undefined;
-/** Keep-alive connections shared by every HTTP upstream of the process; undici loads only when one is used. */
-function keepAlive() {
-  undici ??= import("undici").then((mod) => ({
-    mod,
-    agent: new mod.Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000, connections: 64 }),
-  }));
-  return undici;
+let undici: Promise<typeof import("undici")> | undefined;
+/** Every pool still open, so that a command's shutdown can close what an instance left (closeAgent). */
+const pools = new Set<Dispatcher>();
+
+/**
+ * The keep-alive connections of one HTTP instance, at most `connections` to its origin and shared with no other
+ * instance: what one instance's calls and its GET or listen stream hold never delays another's (SPEC §7.6).
+ * undici loads only when an HTTP upstream is used.
+ */
+export async function connectionPool(connections: number): Promise<Dispatcher> {
+  undici ??= import("undici");
+  const { Agent } = await undici;
+  const pool = new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000, connections });
+  pools.add(pool);
+  return pool;
 }
 
-/** The keep-alive dispatcher HTTP upstreams use (the era probe shares it). */
-export async function httpDispatcher(): Promise<Dispatcher> {
-  return (await keepAlive()).agent;
+/** Ends a pool at once: what still runs on it was aborted by its instance already. */
+export async function closePool(pool: Dispatcher): Promise<void> {
+  if (!pools.delete(pool)) return;
+  await pool.destroy().catch(() => {});
 }
 
 export interface BuiltTransport {
@@ -41,19 +48,18 @@ export interface BuiltTransport {
 
 export async function buildTransport(
   up: Upstream,
-  variant: Variant = {},
-  name = up.name,
-  instance?: InstanceValues,
-  auth?: UpstreamAuth,
+  variant: Variant,
+  name: string,
+  instance: InstanceValues | undefined,
+  auth: UpstreamAuth | undefined,
+  /** HTTP: the instance's own connections (connectionPool). */
+  pool: () => Promise<Dispatcher>,
 ): Promise<BuiltTransport> {
   const stderrTail: string[] = [];
   if (up.transport === "http") {
-    const [{ HttpClientTransport }, { agent }] = await Promise.all([
-      import("./http-transport.js"),
-      keepAlive(),
-    ]);
+    const [{ HttpClientTransport }, dispatcher] = await Promise.all([import("./http-transport.js"), pool()]);
     const transport = new HttpClientTransport(new URL(up.url!), {
-      dispatcher: agent,
+      dispatcher,
       headers: { ...up.headers, ...variant.headers },
       name,
       ...(up.maxLineBytes ? { maxMessageBytes: up.maxLineBytes } : {}),
@@ -83,8 +89,7 @@ export async function buildTransport(
   return { transport, pid: () => transport.pid, stderrTail, failure: () => transport.failure?.message };
 }
 
+/** Closes every HTTP pool still open (a command's shutdown, after its instances closed). */
 export async function closeAgent(): Promise<void> {
-  const u = undici;
-  undici = undefined;
-  if (u) await (await u).agent.close();
+  await Promise.all([...pools].map(closePool));
 }

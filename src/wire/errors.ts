@@ -186,6 +186,13 @@ export const errors = {
       `Too Many Requests: this client started its most new upstream instances for now (limits.instances_per_minute: ${rate}); retry in ${seconds} s`,
       retryAfter(seconds),
     ),
+  /** One client's calls open on one instance of an HTTP upstream (SPEC §7.6): they hold its connections. */
+  upstreamCallsPerClient: (upstream: string, max: number, connections: number) =>
+    new WireError(
+      CODE.connectionClosed,
+      `upstream ${upstream}: this client already has ${max} calls open on it, the most one client may (a quarter of the instance's max_connections: ${connections}), a call waiting for its input included; wait for one to end`,
+      { limit: "upstream_calls_per_client", max },
+    ),
   subscriptions: (max: number) =>
     new WireError(CODE.connectionClosed, `a session may hold at most ${max} resource subscriptions`),
   listenStreams: (max: number) =>

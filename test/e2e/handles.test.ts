@@ -3,7 +3,9 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { httpClient, type Served, serve, tempDir, toolNames } from "../helpers/proc.js";
+import { type HttpUpstream, startHttpUpstream, text } from "../helpers/http-upstream.js";
+import { FIXTURE, httpClient, type Served, serve, tempDir, toolNames } from "../helpers/proc.js";
+import { post } from "../helpers/wire.js";
 
 const tmp = tempDir();
 const work = join(tmp.dir, "work");
@@ -135,5 +137,92 @@ describe("capture and handles", () => {
     expect(Buffer.byteLength(capped.value)).toBeLessThanOrEqual(100);
     expect(capped.truncated).toBe(true);
     expect(await toolNames(c)).toContain("inspect_state");
+  });
+});
+
+describe("2026-07-28 callers' handles", () => {
+  const own = tempDir();
+  let up: HttpUpstream;
+  let modern: Served;
+  beforeAll(async () => {
+    up = await startHttpUpstream({
+      tools: {
+        big: { run: () => text("x".repeat(500)) },
+        echo: {
+          inputSchema: { type: "object", properties: { text: { type: "string" } } },
+          run: ({ args }) => text(String(args.text)),
+        },
+      },
+    });
+    const config = own.file(
+      "packs.yaml",
+      `
+upstreams:
+  web: { url: "${up.url}", forward_headers: [x-api-key], capture: { over_bytes: 100 } }
+  main: { command: node, args: ["${FIXTURE}", "--tools", "echo"] }
+toolsets:
+  web: { tools: [web/big] }
+  main: { tools: [main/echo] }
+`,
+    );
+    modern = await serve([config]);
+  });
+  afterAll(async () => {
+    await modern?.stop();
+    await up?.close();
+    own.cleanup();
+  });
+
+  /** One 2026-07-28 tools/call on `query`, with these credential headers; its answer message. */
+  async function call(
+    query: string,
+    name: string,
+    args: Record<string, unknown>,
+    headers: Record<string, string>,
+  ) {
+    const reply = await post(
+      modern.url(query),
+      {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: {
+          name,
+          arguments: args,
+          _meta: {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+          },
+        },
+      },
+      {
+        headers: {
+          ...headers,
+          "mcp-protocol-version": "2026-07-28",
+          "mcp-method": "tools/call",
+          "mcp-name": name,
+        },
+      },
+    );
+    return reply.messages.at(-1)!;
+  }
+
+  test("a value captured for a forward_headers credential is that credential's on its next request, on any selection, and nobody else's", async () => {
+    const alice = { "x-api-key": "alice-key-4821" };
+    const captured = await call("only=web", "big", {}, alice);
+    const handle = (captured.result as { _meta: { "toolpacks/handle": { handle: string } } })._meta[
+      "toolpacks/handle"
+    ].handle;
+    expect(handle).toMatch(/^@state:web\/big\/[A-Za-z0-9_-]{22}$/);
+    // Its next request, on a selection whose upstreams read no credential: the value is still hers.
+    const used = await call("only=main", "echo", { text: handle }, alice);
+    expect(used.error, JSON.stringify(used.error)).toBeUndefined();
+    expect(used.result).toMatchObject({ content: [{ text: "x".repeat(500) }] });
+    const others: Record<string, string>[] = [{ "x-api-key": "bob-key-7310" }, {}];
+    for (const someone of others) {
+      const refused = await call("only=main", "echo", { text: handle }, someone);
+      expect(refused.error?.code).toBe(-32602);
+      expect(refused.error?.message).toMatch(/Unknown or expired handle/);
+    }
   });
 });

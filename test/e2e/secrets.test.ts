@@ -2,14 +2,17 @@
 import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { type JSONRPCMessage, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { sha256Hex } from "../../src/oauth/authorize.js";
 import { EncryptedFileTokenStore } from "../../src/oauth/store/file.js";
 import { CredentialRecords } from "../../src/oauth/store/records.js";
+import { startHttpUpstream } from "../helpers/http-upstream.js";
 import {
   type AuthServer,
   authorizeAs,
@@ -571,5 +574,109 @@ toolsets:
         for (const form of [s, encodeURIComponent(s), Buffer.from(s).toString("base64")])
           if (text.includes(form)) throw new Error(`${where} holds a secret (${form.slice(0, 6)}…)`);
     expect(served.stderr()).toMatch(/upstream needs authorization/);
+  });
+});
+
+describe("an upstream that quotes a secret back in its errors", () => {
+  test("the error reaches 2025 and 2026-07-28 clients, spans and logs with the secret and the caller's credential redacted", async () => {
+    const USER_KEY = "ukey_Qm73Wd0Zt5Lx";
+    const spans: string[] = [];
+    const receiver = createServer((req, res) => {
+      let body = "";
+      req.on("data", (c: Buffer) => {
+        body += c.toString();
+      });
+      req.on("end", () => {
+        spans.push(body);
+        res.writeHead(200, { "content-type": "application/json" }).end("{}");
+      });
+    });
+    await new Promise<void>((ok) => receiver.listen(0, "127.0.0.1", ok));
+    // The upstream says what it was sent, as a careless server does: in the message and in the data.
+    const up = await startHttpUpstream({
+      tools: {
+        leak: {
+          run: ({ headers }) => {
+            const seen = `${headers.authorization} and key ${headers["x-api-key"]}`;
+            throw new McpError(-32603, `refused: ${seen}`, { seen, nested: [{ key: headers["x-api-key"] }] });
+          },
+        },
+      },
+    });
+    const own = tempDir();
+    const config = own.file(
+      "packs.yaml",
+      `tracing: { endpoint: "http://127.0.0.1:${(receiver.address() as AddressInfo).port}" }
+upstreams:
+  leaky:
+    url: "${up.url}"
+    headers: { authorization: "Bearer \${SECRET_TOKEN}" }
+    forward_headers: [x-api-key]
+`,
+    );
+    const served = await serve(["--log-level", "debug", config], SECRETS);
+    const shown: string[] = [];
+    try {
+      const url = served.url();
+      const key = { "x-api-key": USER_KEY };
+      const { session } = await openSession(url, { headers: key });
+      const { answer } = await request(
+        url,
+        session,
+        1,
+        "tools/call",
+        { name: "leak", arguments: {} },
+        { headers: key },
+      );
+      const modern = await post(
+        url,
+        {
+          jsonrpc: "2.0",
+          id: 2,
+          method: "tools/call",
+          params: {
+            name: "leak",
+            arguments: {},
+            _meta: {
+              "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+              "io.modelcontextprotocol/clientCapabilities": {},
+            },
+          },
+        },
+        {
+          headers: {
+            ...key,
+            "mcp-protocol-version": "2026-07-28",
+            "mcp-method": "tools/call",
+            "mcp-name": "leak",
+          },
+        },
+      );
+      for (const error of [answer.error, modern.messages.at(-1)?.error]) {
+        // The upstream's own error, code and shape kept; what it quoted of secrets and credentials replaced.
+        expect(error?.code).toBe(-32603);
+        expect(error?.message).toContain("refused: Bearer ${SECRET_TOKEN} and key <x-api-key>");
+        expect(error?.data).toEqual({
+          seen: "Bearer ${SECRET_TOKEN} and key <x-api-key>",
+          nested: [{ key: "<x-api-key>" }],
+        });
+        shown.push(JSON.stringify(error));
+      }
+    } finally {
+      // Shutting down flushes the spans still batched.
+      await served.stop();
+      await up.close();
+      await new Promise((ok) => receiver.close(ok));
+      own.cleanup();
+    }
+    expect(spans.join("")).toContain("refused: Bearer ${SECRET_TOKEN}");
+    for (const [where, text] of [
+      ["answers", shown.join("\n")],
+      ["spans", spans.join("\n")],
+      ["serve stderr", served.stderr()],
+    ] as const) {
+      expectNoSecret(where, text);
+      expect(text, where).not.toContain(USER_KEY);
+    }
   });
 });

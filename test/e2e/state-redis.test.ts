@@ -108,6 +108,24 @@ describe.skipIf(NO_REDIS !== undefined)(
         expect(elsewhere.isEnded("tp1.session-a")).toBe(false);
       });
 
+      test("ends one replica pushed out of Redis leave every replica, and one that starts later, in doubt of ids issued by then", async () => {
+        const name = `forgotten${++deployments}`;
+        const limits = { maxEnded: 3 };
+        const [r1, r2] = [await open(redis.url, name, limits), await open(redis.url, name, limits)];
+        const before = Date.now();
+        await r1.end("tp1.pushed-out");
+        for (let i = 0; i < 3; i++) await r1.end(`tp1.later-${i}`);
+        expect(r1.forgottenUntil()).toBeGreaterThanOrEqual(before - 1000);
+        await until(() => r2.isEnded("tp1.later-2"));
+        expect(r2.forgottenUntil()).toBeGreaterThanOrEqual(before - 1000);
+        const late = await open(redis.url, name, limits);
+        // One of the four is pushed out: the oldest, or (ends in the same millisecond tie) any of them…
+        const ids = ["tp1.pushed-out", "tp1.later-0", "tp1.later-1", "tp1.later-2"];
+        expect(ids.filter((id) => !late.isEnded(id))).toHaveLength(1);
+        // …and the horizon covers it: an id issued by then is never rebuilt, whichever it was.
+        expect(late.forgottenUntil()).toBeGreaterThanOrEqual(before - 1000);
+      });
+
       test("nothing secret is in a key or value in the clear, and every key is under the deployment's prefix", async () => {
         const name = `secrets${++deployments}`;
         const s = await open(redis.url, name);

@@ -317,6 +317,70 @@ describe("replaying a request", () => {
     expect(calls.map((s) => s.headers["mcp-session-id"])).toEqual(["s-1", "s-1", "s-2"]);
   });
 
+  const sessionsOf = (seen: Seen[], method: string) =>
+    seen
+      .filter((s) => (s.body as Rpc | undefined)?.method === method)
+      .map((s) => s.headers["mcp-session-id"]);
+
+  test("a 200 JSON-RPC error saying our session is unknown, confirmed by a ping refused the same way, is session gone: a new session, the call sent again", async () => {
+    const server = await mcpServer({
+      call: (m, res, session) => {
+        if (!server.live.has(session))
+          return json(res, 200, {
+            jsonrpc: "2.0",
+            id: m.id,
+            error: { code: -32600, message: "Unknown session" },
+          });
+        if (m.method !== "tools/call")
+          return json(res, 200, {
+            jsonrpc: "2.0",
+            id: m.id,
+            result: m.method === "ping" ? {} : { tools: [] },
+          });
+        json(res, 200, { jsonrpc: "2.0", id: m.id, result: { content: [{ type: "text", text: session }] } });
+      },
+    });
+    const c = connection(server.url);
+    expect(await c.request("tools/call", { name: "t", arguments: {} })).toMatchObject({
+      content: [{ text: "s-1" }],
+    });
+    server.forgetSessions(); // the upstream restarted, and answers stale sessions with HTTP 200
+    expect(await c.request("tools/call", { name: "t", arguments: {} })).toMatchObject({
+      content: [{ text: "s-2" }],
+    });
+    expect(sessionsOf(server.seen, "tools/call")).toEqual(["s-1", "s-1", "s-2"]);
+    expect(sessionsOf(server.seen, "ping")).toEqual(["s-1"]);
+  });
+
+  test("a 200 JSON-RPC error naming a session, from a session the upstream still answers pings on, is its own answer: delivered, not sent again", async () => {
+    const server = await mcpServer({
+      call: (m, res) => {
+        if (m.method !== "tools/call")
+          return json(res, 200, {
+            jsonrpc: "2.0",
+            id: m.id,
+            result: m.method === "ping" ? {} : { tools: [] },
+          });
+        // A tool about sessions of its own (a browser's, a database's): this is its real answer.
+        json(res, 200, {
+          jsonrpc: "2.0",
+          id: m.id,
+          error: { code: -32602, message: "Unknown session: browser-7 is closed" },
+        });
+      },
+    });
+    const c = connection(server.url);
+    const err = (await c.request("tools/call", { name: "t", arguments: {} }).catch((e: unknown) => e)) as {
+      code: number;
+      message: string;
+    };
+    expect(err).not.toBeInstanceOf(SessionGoneError);
+    expect(err.code).toBe(-32602);
+    expect(err.message).toBe("Unknown session: browser-7 is closed");
+    expect(sessionsOf(server.seen, "tools/call")).toEqual(["s-1"]);
+    expect(sessionsOf(server.seen, "initialize")).toHaveLength(1);
+  });
+
   test("a request whose answer stream broke off is not sent again", async () => {
     const server = await mcpServer({
       call: (m, res) => {

@@ -185,6 +185,18 @@ export function describeStateStoreContract(name: string, harness: ContractHarnes
       expect(s.isEnded("session-2")).toBe(false);
     });
 
+    test("an ended id pushed out by later ends leaves the store saying it forgot ends up to then", async () => {
+      const s = await open({ maxEnded: 3 });
+      expect(s.forgottenUntil()).toBeUndefined();
+      const before = Date.now();
+      await s.end("session-pushed-out");
+      for (let i = 0; i < 3; i++) await s.end(`session-later-${i}`);
+      // Forgotten, but not lost: ids issued up to its end are in doubt (SPEC §8.1), so none of them is rebuilt.
+      expect(s.isEnded("session-pushed-out")).toBe(false);
+      expect(s.forgottenUntil()).toBeGreaterThanOrEqual(before - 1000);
+      expect(s.isEnded("session-later-2")).toBe(true);
+    });
+
     test("records round-trip per namespace, expire after their TTL, and can be deleted", async () => {
       const s = await open();
       await s.kvPut("oauth", "alice@github", "sealed-1", TTL);
