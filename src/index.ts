@@ -3,11 +3,13 @@
  * (node:http, Express, Fastify's raw request, Hono's Node adapter).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { Principal } from "./auth/types.js";
 import type { Limits } from "./catalog/limits.js";
-import type { Catalog } from "./catalog/types.js";
+import type { Catalog, Upstream } from "./catalog/types.js";
 import { createFront, type Front } from "./door/front.js";
 import { createHttpHandler, defaultHandlerOptions, type HandlerOptions } from "./http/handler.js";
+import { type WebRequestInfo, webRequest } from "./http/web.js";
 import { createLogger, type Logger, silentLogger } from "./log.js";
 import type { UpstreamOAuth } from "./proxy/upstream-oauth.js";
 import type { StateStore } from "./state/types.js";
@@ -63,11 +65,21 @@ export interface ToolpacksOptions extends Partial<HandlerOptions> {
   readonly tracing?: Tracing;
   /** For upstreams with `oauth:`: their tokens and the /oauth/* pages (see docs/oauth-client.md). */
   readonly oauth?: UpstreamOAuth;
+  /**
+   * Upstreams that run in this process (an MCP server of your own, a test's): for a spec it returns a transport,
+   * no process is spawned and no connection made. Each instance asks for its own (per-session ones included).
+   */
+  readonly upstreamTransport?: (spec: Upstream) => Transport | undefined;
 }
 
 export interface Toolpacks {
   /** For node:http: handles the request and resolves true, or resolves false when the path is not ours. */
   handle(req: IncomingMessage, res: ServerResponse): Promise<boolean>;
+  /**
+   * A Web `Request` in, a `Response` out, without a socket (as hono's `app.request`, fastify's `inject`): for a
+   * fetch-style server, a worker, or a test. `address`: the peer it comes from (per-client limits); 127.0.0.1.
+   */
+  request(request: Request, info?: WebRequestInfo): Promise<Response>;
   /** For Express-style stacks: `app.use(toolpacks.middleware)`; requests that are not ours go to `next()`. */
   middleware(req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void): void;
   /**
@@ -103,6 +115,7 @@ export function createToolpacks(catalog: Catalog, options: ToolpacksOptions = {}
       ...(options.sessionSecret ? { stateSecret: options.sessionSecret } : {}),
       ...(options.cacheTtlMs !== undefined ? { cacheTtlMs: options.cacheTtlMs } : {}),
       ...(options.oauth ? { oauth: options.oauth } : {}),
+      ...(options.upstreamTransport ? { upstreamTransport: options.upstreamTransport } : {}),
     },
     {
       path: options.path ?? defaultHandlerOptions.path,
@@ -124,6 +137,7 @@ export function createToolpacks(catalog: Catalog, options: ToolpacksOptions = {}
   return {
     front,
     handle: handler,
+    request: (request, info) => webRequest(handler, request, info),
     middleware: (req, res, next) => {
       handler(req, res).then((handled) => (handled ? undefined : next()), next);
     },

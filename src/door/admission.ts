@@ -176,14 +176,15 @@ export class Admission<S extends Admitted> {
   /**
    * The idle sessions that make room for one more of `newcomer`: from the client holding the most first, each
    * time the heaviest that has one idle and holds more than its fair share (the total over the clients holding
-   * any, the newcomer counted); the newcomer's own idle ones may always go. Fewer than `n` when no more may go.
+   * any, the newcomer counted, rounded down, at least one); the newcomer's own idle ones may always go. Fewer than
+   * `n` when no more may go: then the newcomer is refused, and nobody at or under its share loses a session.
    */
   private victims(kind: SessionKind, newcomer: string, n: number): S[] {
     const counts = this.deps.registry.holders(kind);
     if (!counts.has(newcomer)) counts.set(newcomer, 0);
     const limits = this.limits();
     const total = kind === "session" ? limits.sessions : MAX_CONTEXTS;
-    const fair = total / counts.size;
+    const fair = Math.max(1, Math.floor(total / counts.size));
     const idle = new Map<string, S[]>();
     for (const s of this.deps.registry.values()) {
       if (s.kind !== kind || s.busy > 0 || s.holding) continue;

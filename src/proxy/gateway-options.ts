@@ -1,5 +1,6 @@
 /** @module What the serving core is built with, besides its catalog. */
 import type { Logger } from "../log.js";
+import type { UpstreamTransports } from "../upstream/connection-options.js";
 import type { ServingOptions } from "./state-host.js";
 import type { UpstreamOAuth } from "./upstream-oauth.js";
 
@@ -24,6 +25,8 @@ export interface GatewayOptions extends ServingOptions {
    * so what an upstream sends tied to no call (sampling, elicitation, roots, log lines) goes to it (SPEC §10.5).
    */
   readonly oneClient?: boolean;
+  /** Upstreams that run in process (an embedder's servers, a test's): their transports, by spec. */
+  readonly upstreamTransport?: UpstreamTransports;
   /** OAuth towards HTTP upstreams with `oauth:` (tokens per instance, flows, renewals). */
   readonly oauth?: UpstreamOAuth;
 }

@@ -106,6 +106,7 @@ export class Gateway implements SessionHost {
         logger: options.logger,
         auth: oauth?.auth,
         oneClient: options.oneClient === true,
+        transport: options.upstreamTransport,
       },
       {
         onNotification: (ref, n) => this.traffic.notification(ref, n as never),

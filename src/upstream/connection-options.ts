@@ -1,6 +1,8 @@
 /** @module What an upstream connection is given: its hooks into the pool, its kind, credentials and values. */
+
 import type { Notification } from "@modelcontextprotocol/sdk/types.js";
 import type { UpstreamState } from "../catalog/inventory.js";
+import type { Upstream } from "../catalog/types.js";
 import type { InstanceValues } from "../config/instance-vars.js";
 import type { Logger } from "../log.js";
 import type { EraCache } from "./era.js";
@@ -25,6 +27,11 @@ export interface ConnectionHooks {
   ): Promise<unknown>;
 }
 
+/** Transports for upstreams that run in process, by their spec; undefined for one it does not provide. */
+export type UpstreamTransports = (
+  spec: Upstream,
+) => import("@modelcontextprotocol/sdk/shared/transport.js").Transport | undefined;
+
 export interface ConnectionOptions {
   readonly clientName: string;
   readonly clientVersion: string;
@@ -41,6 +48,11 @@ export interface ConnectionOptions {
   readonly instance?: () => InstanceValues | undefined;
   /** For logs: which instance this is (never the credential itself). */
   readonly label?: string;
+  /**
+   * The transport of an upstream that runs in process (a test, an embedder): when it gives one, no process is
+   * spawned and no HTTP connection is made for that upstream.
+   */
+  readonly transport?: UpstreamTransports | undefined;
   /** Removes configured secrets and credential values from text the upstream produced (stderr, errors). */
   readonly redact?: (text: string) => string;
   readonly now?: () => number;

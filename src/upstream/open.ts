@@ -49,7 +49,9 @@ export async function openChannel(
   const clientInfo = { name: options.clientName, version: options.clientVersion };
   const instance = options.instance?.();
   const who = { clientCapabilities: upstreamCapabilities(spec, owned), clientInfo };
-  const build = () =>
+  const given = options.transport;
+  const build = async () =>
+    (given && wrapped(given(spec))) ??
     buildTransport(spec, options.variant ?? {}, spec.name, instance, options.auth, run.pool);
   let reusable = true;
   const era = await findEra(spec, {
@@ -85,4 +87,11 @@ export async function openChannel(
   return era.era === MODERN_VERSION
     ? openModern(setup, MODERN_VERSION, era.discover, timeout)
     : openLegacy(setup, timeout);
+}
+
+/** A transport an embedder or a test gives for an upstream (in process), as the pool's other transports look. */
+function wrapped(transport: import("@modelcontextprotocol/sdk/shared/transport.js").Transport | undefined) {
+  if (!transport) return undefined;
+  const built: BuiltTransport = { transport, pid: () => null, stderrTail: [], failure: () => undefined };
+  return built;
 }

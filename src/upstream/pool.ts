@@ -5,6 +5,7 @@ import { redact } from "../config/env.js";
 import { LimitNotices } from "../limit-notices.js";
 import type { Logger } from "../log.js";
 import { type ConnectionHooks, UpstreamConnection } from "./connection.js";
+import type { UpstreamTransports } from "./connection-options.js";
 import { EraCache } from "./era.js";
 import type { UpstreamAuth } from "./http-auth.js";
 import { type InstanceRef, refLabel, servesOneClient, sharedRef } from "./instance.js";
@@ -20,6 +21,8 @@ export interface PoolOptions {
   readonly auth?: ((ref: InstanceRef, spec: Upstream) => UpstreamAuth | undefined) | undefined;
   /** The process serves one client (`serve --transport stdio`): every instance is that client's (SPEC §10.5). */
   readonly oneClient?: boolean;
+  /** Upstreams that run in process: their transports, by spec (each instance asks for its own). */
+  readonly transport?: UpstreamTransports | undefined;
 }
 
 type Hooks = Pick<ConnectionHooks, "onRestart" | "onListed">;
@@ -115,6 +118,7 @@ export class UpstreamPool {
       redact: (text) => redact(text, secrets),
       eras: this.eras,
       owned: servesOneClient(ref, this.options.oneClient === true),
+      ...(this.options.transport ? { transport: this.options.transport } : {}),
       ...(ref.variant ? { variant: ref.variant } : {}),
       ...(ref.kind !== "shared" ? { label: refLabel(ref) } : {}),
       instance: () => this.dirs.values(ref, spec, this.catalog),
