@@ -14,10 +14,10 @@ const Histogram = require("prom-client/lib/histogram") as typeof Prom.Histogram;
 const Registry = require("prom-client/lib/registry") as typeof Prom.Registry;
 
 /** Selections with a `toolpacks_sessions` series of their own; the rest are reported as "other". */
-export const MAX_SELECTION_SERIES = 50;
+const MAX_SELECTION_SERIES = 50;
 
 /** Subjects with a `toolpacks_subject_calls_total` series of their own; later ones count as "other". */
-export const MAX_SUBJECT_SERIES = 100;
+const MAX_SUBJECT_SERIES = 100;
 
 export type Outcome = "ok" | "tool_error" | "error" | "timeout" | "cancelled";
 

@@ -5,7 +5,7 @@
  */
 
 /** The package's root folder (package.json, schema/, dist/). */
-export const PACKAGE_ROOT = new URL("../", import.meta.url);
+const PACKAGE_ROOT = new URL("../", import.meta.url);
 
 /** A file of the package, by its path from the root (`schema/packs.schema.json`). */
 export function packageFile(path: string): URL {

@@ -23,19 +23,3 @@ export const SUPPORTED_PROTOCOL_VERSIONS: readonly string[] = [
   "2024-11-05",
   "2024-10-07",
 ];
-
-/** An error with a JSON-RPC code, as the SDK's McpError (same message prefix, same fields). */
-export class McpError extends Error {
-  override readonly name: string = "McpError";
-  constructor(
-    readonly code: number,
-    message: string,
-    readonly data?: unknown,
-  ) {
-    super(`MCP error ${code}: ${message}`);
-  }
-
-  static fromError(code: number, message: string, data?: unknown): McpError {
-    return new McpError(code, message, data);
-  }
-}

@@ -7,7 +7,7 @@ import type { Front } from "./door/front.js";
 import type { Logger } from "./log.js";
 
 /** Recompiles `files`; on success swaps the serving core's catalog, on failure logs every error and keeps the old one. */
-export async function reloadConfig(
+async function reloadConfig(
   gateway: Pick<Front, "catalog" | "reload" | "sessionCount">,
   files: readonly string[],
   logger: Logger,

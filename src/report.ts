@@ -15,7 +15,7 @@ import {
 import type { Selection } from "./selection.js";
 
 /** What a list of tool definitions costs a client on every turn. */
-export interface Cost {
+interface Cost {
   /** UTF-8 bytes of the JSON the client is sent. */
   readonly schema_bytes: number;
   /** `ceil(schema_bytes / 4)`: a rough token count. */
@@ -83,7 +83,7 @@ export const HOW_TO_SELECT =
   "Reconnect with the toolset in the URL: ?name adds it to the defaults, ?only=a,b asks for exactly those, ?without=name leaves one out, ?defer=all (or defer=a,b) keeps their tools out of the list, found with find_tools and run with call_tool.";
 
 /** What a JSON value costs a client: its UTF-8 bytes as sent, and ≈tokens (bytes / 4, rounded up). */
-export function costOf(value: unknown): Cost {
+function costOf(value: unknown): Cost {
   const schema_bytes = Buffer.byteLength(JSON.stringify(value));
   return { schema_bytes, approx_tokens: Math.ceil(schema_bytes / 4) };
 }

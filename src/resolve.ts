@@ -12,17 +12,13 @@ import { templateRegExp } from "./resolve/uri.js";
 import type { Selection } from "./selection.js";
 
 export { isDeferred } from "./resolve/defer.js";
-export { sessionInstructions } from "./resolve/instructions.js";
+
 export type {
-  DeferredToolset,
-  ProfileEffect,
   Reason,
   Resolution,
   Route,
-  Unavailable,
-  UriRoute,
 } from "./resolve/types.js";
-export { routeUri, templateRegExp } from "./resolve/uri.js";
+export { routeUri } from "./resolve/uri.js";
 
 /** Pure and deterministic: the same inputs give an equal Resolution. */
 export function resolve(catalog: Catalog, selection: Selection, inventory: Inventory): Resolution {

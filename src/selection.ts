@@ -129,7 +129,7 @@ export function parseQuery(query: string, ignoreKeys: readonly string[] = []): P
  * The active set: `only` (plus every always toolset) or the defaults plus the added names; then `without`,
  * which cannot drop an always toolset. Unknown names are served around and reported.
  */
-export function selectToolsets(
+function selectToolsets(
   catalog: SelectionCatalog,
   query: ParsedQuery,
   defaultQuery?: ParsedQuery,

@@ -5,7 +5,7 @@
  */
 
 /** One toolset's use. */
-export interface ToolsetUse {
+interface ToolsetUse {
   /** Sessions that had it active (audit: sessions that made any call; metrics: sessions open at the reading). */
   sessions: number;
   /** Sessions that called one of its tools (undefined from metrics, which has no session label). */
@@ -28,7 +28,7 @@ export interface Usage {
 }
 
 /** `a,b;defer=b` → its active and deferred toolsets. */
-export function parseSelectionKey(key: string): { active: string[]; deferred: string[] } {
+function parseSelectionKey(key: string): { active: string[]; deferred: string[] } {
   const [active = "", rest = ""] = key.split(";defer=");
   const list = (s: string) => s.split(",").filter(Boolean);
   return { active: list(active), deferred: list(rest) };

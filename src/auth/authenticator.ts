@@ -24,7 +24,7 @@ import type {
   Requires,
 } from "./types.js";
 
-export interface AuthenticateOptions {
+interface AuthenticateOptions {
   /** Scopes a 401 asks for (default: `scopes_supported`), e.g. what the URL's selection needs. */
   readonly scopes?: readonly string[];
 }

@@ -25,7 +25,7 @@ function header(params: readonly (readonly [string, string | undefined])[]): str
 }
 
 /** Scopes as one `scope` value: in order given, without duplicates, space-separated. */
-export function scopeValue(scopes: Iterable<string>): string {
+function scopeValue(scopes: Iterable<string>): string {
   return [...new Set(scopes)].join(" ");
 }
 

@@ -2,7 +2,7 @@
 import type { Principal } from "./types.js";
 
 /** Claims whose string value is a space-separated list (RFC 8693 `scope`; `scp` as some issuers write it). */
-export const SPACE_SEPARATED_CLAIMS: ReadonlySet<string> = new Set(["scope", "scp"]);
+const SPACE_SEPARATED_CLAIMS: ReadonlySet<string> = new Set(["scope", "scp"]);
 
 /** The strings a claim value stands for: a list's string members, a space-separated claim split, a scalar as text. */
 export function claimValues(name: string, value: unknown): string[] {
@@ -15,7 +15,7 @@ export function claimValues(name: string, value: unknown): string[] {
 }
 
 /** The token's scopes: `scope`, else `scp`; none when neither is there. */
-export function scopesOf(claims: Readonly<Record<string, unknown>>): ReadonlySet<string> {
+function scopesOf(claims: Readonly<Record<string, unknown>>): ReadonlySet<string> {
   if (claims.scope !== undefined) return new Set(claimValues("scope", claims.scope));
   return new Set(claimValues("scp", claims.scp));
 }

@@ -1,6 +1,6 @@
 /** @module Bounded JSON requests to an authorization server: a timeout, a size cap, and errors without secrets. */
 
-export const FETCH_TIMEOUT_MS = 5_000;
+const FETCH_TIMEOUT_MS = 5_000;
 const MAX_BYTES = 1 << 20;
 
 /** An authorization server did not answer usefully. The message names the URL and status only. */

@@ -8,7 +8,7 @@ import type { AuthLogger } from "./types.js";
 /** At most one JWKS request per this long, whatever asks (unknown kids, expiry, failures). */
 export const JWKS_COOLDOWN_MS = 30_000;
 /** Keys older than this are refreshed on the next use (the old ones serve if that fails). */
-export const JWKS_MAX_AGE_MS = 10 * 60_000;
+const JWKS_MAX_AGE_MS = 10 * 60_000;
 
 type KeyResolver = ReturnType<typeof createLocalJWKSet>;
 type Key = Awaited<ReturnType<KeyResolver>>;

@@ -3,7 +3,7 @@ import { createHash } from "node:crypto";
 import type { Principal } from "./types.js";
 
 /** Entries at most; the oldest goes first. */
-export const TOKEN_CACHE_MAX = 10_000;
+const TOKEN_CACHE_MAX = 10_000;
 
 export interface TokenCache {
   get(token: string): Principal | undefined;

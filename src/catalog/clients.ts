@@ -15,7 +15,7 @@ import { where } from "./where.js";
 const CAPABILITY = /^[A-Za-z0-9_$-]+(\.[A-Za-z0-9_$-]+)*$/;
 
 /** `cursor*` → /^cursor.*$/i: `*` is any run of characters, `?` one; everything else is literal. */
-export function clientPattern(glob: string): RegExp {
+function clientPattern(glob: string): RegExp {
   let out = "";
   for (const c of glob) {
     if (c === "*") out += ".*";

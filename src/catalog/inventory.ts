@@ -8,15 +8,15 @@ export interface ToolDef {
   readonly inputSchema?: unknown;
   readonly [key: string]: unknown;
 }
-export interface PromptDef {
+interface PromptDef {
   readonly name: string;
   readonly [key: string]: unknown;
 }
-export interface ResourceDef {
+interface ResourceDef {
   readonly uri: string;
   readonly [key: string]: unknown;
 }
-export interface TemplateDef {
+interface TemplateDef {
   readonly uriTemplate: string;
   readonly [key: string]: unknown;
 }

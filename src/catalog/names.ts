@@ -27,10 +27,6 @@ export function parseRef(ref: string): Ref | undefined {
   return { upstream: ref.slice(0, slash), pattern: ref.slice(slash + 1) };
 }
 
-export function formatRef(upstream: string, name: string): string {
-  return `${upstream}/${name}`;
-}
-
 export function isGlob(pattern: string): boolean {
   return pattern.includes("*");
 }

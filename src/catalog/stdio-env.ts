@@ -6,16 +6,7 @@ import type { Upstream } from "./types.js";
 import { where } from "./where.js";
 
 /** What every stdio upstream inherits (what the SDK's StdioClientTransport passes by default, plus locale). */
-export const MINIMAL_ENV: readonly string[] = [
-  "HOME",
-  "LOGNAME",
-  "PATH",
-  "SHELL",
-  "TERM",
-  "USER",
-  "LANG",
-  "TZ",
-];
+const MINIMAL_ENV: readonly string[] = ["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LANG", "TZ"];
 
 /** The proxy's own settings: never handed to an upstream. */
 const OWN = /^TOOLPACKS_/;

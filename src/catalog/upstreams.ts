@@ -10,7 +10,7 @@ import type { Upstream } from "./types.js";
 import { where } from "./where.js";
 
 /** Connections one instance of an HTTP upstream holds at most (`max_connections`). */
-export const DEFAULT_MAX_CONNECTIONS = 64;
+const DEFAULT_MAX_CONNECTIONS = 64;
 
 /**
  * Requests one client may have open on one instance of an HTTP upstream: a quarter of its connections, so that

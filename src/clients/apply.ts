@@ -16,7 +16,7 @@ import { cutDescription } from "./cut.js";
 import { planDeferral, type Sized } from "./plan.js";
 
 /** Fitted resolutions kept per resolution, by effect; past it the oldest is computed again when asked. */
-export const MAX_EFFECTS = 32;
+const MAX_EFFECTS = 32;
 
 const fitted = new WeakMap<Resolution, Map<string, Resolution>>();
 

@@ -19,7 +19,7 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 }
 
 /** Whether `capabilities` declares the dotted capability (present, and not null or false). */
-export function declares(capabilities: unknown, path: string): boolean {
+function declares(capabilities: unknown, path: string): boolean {
   let at: unknown = capabilities;
   for (const key of path.split(".")) {
     if (!isRecord(at) || !Object.hasOwn(at, key)) return false;
@@ -29,11 +29,7 @@ export function declares(capabilities: unknown, path: string): boolean {
 }
 
 /** Whether one profile matches this client. */
-export function matches(
-  profile: ClientProfile,
-  info: ClientSaid | undefined,
-  capabilities: unknown,
-): boolean {
+function matches(profile: ClientProfile, info: ClientSaid | undefined, capabilities: unknown): boolean {
   const name = info?.name;
   if (typeof name !== "string" || name.length > MAX_CLIENT_NAME) return false;
   if (!profile.patterns.some((p) => p.test(name))) return false;
@@ -53,9 +49,4 @@ export function profileOf(
   capabilities?: unknown,
 ): ClientProfile | undefined {
   return catalog.clients.find((p) => matches(p, info, capabilities));
-}
-
-/** How a profile is named in reports and logs: its patterns, and where it was declared. */
-export function profileName(profile: ClientProfile): string {
-  return profile.clients.join(", ");
 }

@@ -41,7 +41,7 @@ export interface ProfileFields {
 }
 
 /** The caps a served list is over ("max_tools 40: 45 tools are listed"), empty when within or unknown. */
-export function overOf(profile: ClientProfile, list?: { tools: number; schema_bytes: number }): string[] {
+function overOf(profile: ClientProfile, list?: { tools: number; schema_bytes: number }): string[] {
   return list ? overCaps(profile, { tools: list.tools, bytes: list.schema_bytes }, "are") : [];
 }
 
@@ -62,7 +62,7 @@ export function entryOf(profile: ClientProfile): ProfileEntry {
 }
 
 /** The toolsets a resolution's profile deferred, each with the profile's reason. */
-export function deferredByProfile(resolution: Resolution): ProfileDeferral[] {
+function deferredByProfile(resolution: Resolution): ProfileDeferral[] {
   const reason = resolution.profile?.reason ?? "";
   return resolution.deferred.filter((d) => d.by === "profile").map((d) => ({ name: d.name, reason }));
 }

@@ -21,7 +21,7 @@ export function selectFor(
   return r.ok ? { ok: true, selection: withProfile(r.selection, profile) } : r;
 }
 
-export function withProfile(selection: Selection, profile: ClientProfile): Selection {
+function withProfile(selection: Selection, profile: ClientProfile): Selection {
   return Object.freeze({ ...selection, profile });
 }
 

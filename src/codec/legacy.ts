@@ -11,7 +11,7 @@ import type { Codec } from "./codec.js";
 /** Methods of 2026-07-28 that a 2025 session does not have. */
 const MODERN_ONLY: ReadonlySet<string> = new Set(["server/discover", "subscriptions/listen"]);
 
-export const legacyCodec: Codec = Object.freeze({
+const legacyCodec: Codec = Object.freeze({
   era: "2025",
   askable: true,
   accept(method: string): void {

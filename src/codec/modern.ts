@@ -23,7 +23,7 @@ const REMOVED: ReadonlySet<string> = new Set([
   "resources/unsubscribe",
 ]);
 
-export const modernCodec: Codec = Object.freeze({
+const modernCodec: Codec = Object.freeze({
   era: "2026-07-28",
   askable: false,
   accept(method: string): void {

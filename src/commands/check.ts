@@ -21,7 +21,7 @@ function describeUpstream(u: Upstream): string {
   return `stdio  ${[d.command ?? "", ...(d.args ?? [])].join(" ")}`;
 }
 
-export function checkSummary(catalog: Catalog, files: readonly string[]): string {
+function checkSummary(catalog: Catalog, files: readonly string[]): string {
   const lines: string[] = [];
   const ups = [...catalog.upstreams.values()];
   lines.push(`ok: ${files.join(", ")}: ${ups.length} upstream(s), ${catalog.toolsets.length} toolset(s)`);
@@ -88,7 +88,7 @@ function identitySummary(catalog: Catalog): string[] {
 }
 
 /** What the upstreams list now, against what the config names. */
-export interface Drift {
+interface Drift {
   /** Members that match nothing on their (reachable) upstream: a renamed or removed upstream tool. */
   readonly missing: readonly {
     toolset: string;
@@ -111,7 +111,7 @@ export interface Drift {
  * Pure: compares the catalog with an inventory of every upstream. `probed`: what some upstreams list to a
  * client that declares every capability, so that a member they list only to such clients says so.
  */
-export function driftOf(catalog: Catalog, inventory: Inventory, probed: Inventory = new Map()): Drift {
+function driftOf(catalog: Catalog, inventory: Inventory, probed: Inventory = new Map()): Drift {
   const missing: Drift["missing"][number][] = [];
   const matches = (m: Member, state: UpstreamState | undefined) =>
     state?.status === "ready" && keysOf(state, m.kind).some((k) => memberMatches(m, k));
@@ -152,7 +152,7 @@ export function driftOf(catalog: Catalog, inventory: Inventory, probed: Inventor
 }
 
 /** The report `check --live` prints after the static summary, and whether it fails. */
-export function driftReport(
+function driftReport(
   drift: Drift,
   upstreams: number,
   allowMissing: boolean,

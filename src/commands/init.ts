@@ -5,23 +5,18 @@
 import type { Command } from "commander";
 import { type InitOptions, runInit } from "./init/run.js";
 
-export { type Finding, findSecrets, isHighEntropy, isSecretKey, looksLikeSecret } from "./init/detect.js";
-export { listLive, mask } from "./init/live.js";
+export { mask } from "./init/live.js";
 export { planInit, upstreamName } from "./init/plan.js";
 export {
-  findServers,
   InitInputError,
   parseClientConfig,
-  type ServersKey,
-  stripJsonComments,
 } from "./init/read.js";
-export { type RenderOptions, renderPacks, SCHEMA_LINE, variableLines } from "./init/render.js";
-export { OWN_SCHEMA, schemaLine, schemaRef } from "./init/schema.js";
-export { envName } from "./init/secrets.js";
-export { scalar } from "./init/text.js";
-export { collisionLines, exposedNames, type Renamed } from "./init/toolsets.js";
-export type { InitPlan, Listing, UpstreamPlan, Variable } from "./init/types.js";
-export { compileWritten, dummyEnv } from "./init/written.js";
+export { renderPacks, SCHEMA_LINE, variableLines } from "./init/render.js";
+export { OWN_SCHEMA, schemaRef } from "./init/schema.js";
+
+export { collisionLines } from "./init/toolsets.js";
+export type { Listing } from "./init/types.js";
+export { compileWritten } from "./init/written.js";
 
 export function registerInit(program: Command): void {
   program

@@ -14,7 +14,7 @@ import { LiveProgress } from "./progress.js";
  * `isolation: per-session`, else the shared one), so it declares what that session's instance would
  * (`upstreamCapabilities`) and is shown the tools that session would be shown.
  */
-export function liveRef(spec: Upstream): InstanceRef {
+function liveRef(spec: Upstream): InstanceRef {
   return spec.isolation === "per-session" ? sessionRef(spec.name, "toolpacks --live") : sharedRef(spec.name);
 }
 

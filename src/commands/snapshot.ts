@@ -9,7 +9,7 @@ import type { Refresh } from "../resolve.js";
 import { withLive } from "./live.js";
 
 /** The file's format marker and version. */
-export const SNAPSHOT_FORMAT = "toolpacks-catalog/1";
+const SNAPSHOT_FORMAT = "toolpacks-catalog/1";
 
 interface SnapshotFile {
   readonly format: string;
@@ -24,7 +24,7 @@ function kept(state: UpstreamState): UpstreamState {
   return { status: "ready", tools, prompts, resources, templates };
 }
 
-export function snapshotText(inventory: Inventory, now = new Date()): string {
+function snapshotText(inventory: Inventory, now = new Date()): string {
   const upstreams: Record<string, UpstreamState> = {};
   for (const [name, state] of inventory) upstreams[name] = kept(state);
   const file: SnapshotFile = { format: SNAPSHOT_FORMAT, saved: now.toISOString(), upstreams };
@@ -58,7 +58,7 @@ function stateOf(v: unknown): UpstreamState | undefined {
  * The inventory a saved catalog gives this config: an upstream the file does not have is unavailable (and
  * says so). Throws an Error whose message says what is wrong with the file.
  */
-export function readSnapshot(path: string, catalog: Catalog): Inventory {
+function readSnapshot(path: string, catalog: Catalog): Inventory {
   let data: unknown;
   try {
     data = JSON.parse(readFileSync(path, "utf8"));

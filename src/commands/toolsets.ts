@@ -13,7 +13,7 @@ import { finish } from "./live.js";
 import { clientProfile, servedResolution, sessionExtras } from "./served.js";
 import { withInventory } from "./snapshot.js";
 
-export function toolsetsTable(catalog: Catalog, report: ToolsetsReport): string {
+function toolsetsTable(catalog: Catalog, report: ToolsetsReport): string {
   const w = Math.max(4, ...report.toolsets.map((t) => t.name.length));
   const lines = [`${"name".padEnd(w)}  active  default  always  deferred  title`];
   const yes = (b: boolean, width: number) => (b ? "yes" : "-").padEnd(width);
@@ -36,7 +36,7 @@ export function toolsetsTable(catalog: Catalog, report: ToolsetsReport): string 
 }
 
 /** The figures `toolsets --live` prints: the selection's and "everything on"'s resolutions with their totals. */
-export interface LiveCost {
+interface LiveCost {
   readonly resolution: Resolution;
   readonly everything: Resolution;
   readonly selectionTotal: Figure;
@@ -60,7 +60,7 @@ const line = (label: string, f: Figure) =>
   `${label} ${f.tools} tools, ${f.schema_bytes} bytes, ≈${f.approx_tokens} tokens`;
 
 /** Per toolset: status, tools, bytes and ≈tokens; then the selection against everything on, and the saving. */
-export function liveTable(catalog: Catalog, report: ToolsetsReport, live: LiveCost): string {
+function liveTable(catalog: Catalog, report: ToolsetsReport, live: LiveCost): string {
   const figures = toolsetFigures(catalog, live.resolution, live.everything);
   const deferred = new Set(report.toolsets.filter((t) => t.deferred).map((t) => t.name));
   const rows = catalog.toolsets.map((t) => {
@@ -199,7 +199,7 @@ export function exitOnBadCatalog(err: unknown): never {
 }
 
 /** The client profile's lines: which matched, its caps, what it deferred and why, what it cut, what is still over. */
-export function profileLines(report: ToolsetsReport, live: boolean): string[] {
+function profileLines(report: ToolsetsReport, live: boolean): string[] {
   const p = report.client_profile;
   if (!p) return [];
   const caps = [

@@ -8,7 +8,7 @@ const REF = /\$\$|\$\{instance\.([^}]*)\}|\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]
 export type Env = Readonly<Record<string, string | undefined>>;
 
 /** A reference found in a string: an environment variable, or an instance variable (`${instance.dir}`). */
-export type Ref =
+type Ref =
   | { readonly kind: "var"; readonly name: string }
   | { readonly kind: "instance"; readonly name: string };
 
@@ -92,11 +92,6 @@ export function referencedVars(value: unknown, into = new Set<string>()): Set<st
     for (const v of Object.values(value)) referencedVars(v, into);
   }
   return into;
-}
-
-/** True when a string refers to the environment: such values are never printed resolved. */
-export function usesEnv(text: string): boolean {
-  return /\$\{[A-Za-z_][A-Za-z0-9_]*(?::-[^}]*)?\}/.test(text);
 }
 
 /** Replaces every value that came from the environment with its `${VAR}` reference. */

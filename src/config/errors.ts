@@ -13,14 +13,6 @@ export function formatConfigError(e: ConfigError): string {
   return `${e.file}:${e.line}:${e.col}: ${e.message}${e.hint ? ` (${e.hint})` : ""}`;
 }
 
-/** Thrown only across the public boundary (loadCatalog); inside, errors are collected as values. */
-export class ConfigErrors extends Error {
-  constructor(readonly errors: readonly ConfigError[]) {
-    super(errors.map(formatConfigError).join("\n"));
-    this.name = "ConfigErrors";
-  }
-}
-
 /** Closest candidate by edit distance, for "did you mean" hints; undefined when nothing is close. */
 export function closest(word: string, candidates: Iterable<string>): string | undefined {
   let best: string | undefined;

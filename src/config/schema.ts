@@ -5,9 +5,10 @@ import { BUILT, packageFile } from "../paths.js";
 import { type ConfigError, closest } from "./errors.js";
 import type { Path, Source } from "./source.js";
 
-export const packsSchema = JSON.parse(
-  readFileSync(packageFile("schema/packs.schema.json"), "utf8"),
-) as Record<string, unknown>;
+const packsSchema = JSON.parse(readFileSync(packageFile("schema/packs.schema.json"), "utf8")) as Record<
+  string,
+  unknown
+>;
 
 type Validate = ReturnType<Ajv2020["compile"]>;
 

@@ -6,7 +6,7 @@ const TOOLSET_TEXT = ["title", "description", "instructions"];
 const MEMBER_TEXT = ["title", "description"];
 
 /** Top-level `instructions`; a toolset's title, description, instructions, requires; a tool's or prompt's override. */
-export function isTextField(path: Path): boolean {
+function isTextField(path: Path): boolean {
   const [top, , key, , field] = path;
   if (top === "instructions") return path.length === 1;
   if (top !== "toolsets") return false;

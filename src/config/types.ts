@@ -1,7 +1,7 @@
 /** @module The user's config as written (after validation and `${VAR}` interpolation). Mirrors schema/packs.schema.json. */
 import type { AuthConfig, Requires } from "../auth/types.js";
 
-export interface MemberObject {
+interface MemberObject {
   tool: string;
   as?: string;
   title?: string;
@@ -9,7 +9,7 @@ export interface MemberObject {
 }
 export type MemberSpec = string | MemberObject;
 
-export interface PromptObject {
+interface PromptObject {
   prompt: string;
   as?: string;
   title?: string;
@@ -46,7 +46,7 @@ export interface UpstreamSpec {
 }
 
 /** `upstreams.NAME.oauth` as written (checked further by the compiler: src/catalog/oauth.ts). */
-export interface UpstreamOAuthSpec {
+interface UpstreamOAuthSpec {
   mode: "shared" | "per-user";
   grant?: "authorization_code" | "client_credentials";
   client_id?: string;
@@ -72,7 +72,7 @@ export interface ToolsetSpec {
 }
 
 /** `audit:`: where the per-call audit lines go, and how subjects are written everywhere. */
-export interface AuditSpec {
+interface AuditSpec {
   file?: string;
   stderr?: true;
   arguments?: boolean;

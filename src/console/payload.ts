@@ -23,7 +23,7 @@ import type {
 } from "./wire.js";
 
 /** What the shared instances have listed: the inventory a toolset nobody selected is judged by. */
-export function knownInventory(instances: readonly InstanceView[]): Inventory {
+function knownInventory(instances: readonly InstanceView[]): Inventory {
   const known = new Map<string, UpstreamState>();
   for (const i of instances) if (i.kind === "shared" && i.state) known.set(i.upstream, i.state);
   return known;

@@ -19,7 +19,7 @@ import type { ServerInfo } from "./wire.js";
 const gz = promisify(gzip);
 
 /** What the HTTP layer checks for the console, exactly as for its own routes. */
-export interface ConsoleGate {
+interface ConsoleGate {
   /** Why the request's Host or Origin is refused (DNS rebinding), or undefined: the MCP path's check. */
   rebinding(): string | undefined;
   /** The Host/Origin and bearer checks of /toolsets: the principal, or undefined once the refusal was sent. */

@@ -5,7 +5,7 @@
 import type { UiSettings } from "../catalog/types.js";
 import { isLoopback } from "../http/guard.js";
 
-export const DEFAULT_UI_PATH = "/ui";
+const DEFAULT_UI_PATH = "/ui";
 
 /** Routes of toolpacks the console may not take, nor sit under. */
 const TAKEN = ["/toolsets", "/healthz", "/readyz", "/metrics", "/oauth", "/.well-known"];

@@ -34,7 +34,7 @@ export interface SnippetInput {
   readonly gated?: boolean;
 }
 
-export type SnippetId =
+type SnippetId =
   | "claude-desktop"
   | "claude-code"
   | "cursor"
@@ -55,7 +55,7 @@ export interface Snippet {
 }
 
 /** The variable a client reads the bearer token from: never the token itself. */
-export const TOKEN_VARIABLE = "TOOLPACKS_TOKEN";
+const TOKEN_VARIABLE = "TOOLPACKS_TOKEN";
 const BEARER_SHELL = `Authorization: Bearer $${TOKEN_VARIABLE}`;
 
 /** A word for a POSIX shell: as it is when it is plainly safe, else in single quotes. */

@@ -47,7 +47,7 @@ export interface LiveView {
 }
 
 /** How the server reads URLs and fills lists: what the console must know to spell and count a selection. */
-export interface ServingSettings {
+interface ServingSettings {
   readonly name: string;
   readonly version: string;
   /** `serve --toolsets`: what a URL naming nothing gets. */

@@ -7,7 +7,7 @@
 import type { StdioLaunch } from "./snippets.js";
 
 /** Why a toolset is not enabled (src/resolve/types.ts `Reason`). */
-export type Reason = "missing" | "upstream-unavailable" | "conflict" | "forbidden" | "authorization_required";
+type Reason = "missing" | "upstream-unavailable" | "conflict" | "forbidden" | "authorization_required";
 
 /** Tools and what their definitions cost per turn (src/report.ts `Figure`). */
 export interface Figure {
@@ -17,13 +17,13 @@ export interface Figure {
 }
 
 /** `requires:` (src/auth/types.ts `Requires`). */
-export interface Requires {
+interface Requires {
   readonly scopes?: readonly string[];
   readonly claims?: Readonly<Record<string, readonly string[]>>;
 }
 
 /** The `/toolsets` payload (src/report.ts `ToolsetsReport`, SPEC §6.2), all of it; the parts the page reads are typed. */
-export interface Report {
+interface Report {
   readonly toolsets: readonly {
     readonly name: string;
     readonly active: boolean;
@@ -98,7 +98,7 @@ export interface ToolsetCard {
   readonly cost: Figure | null;
 }
 
-export type UpstreamStatus = "idle" | "starting" | "ready" | "failed";
+type UpstreamStatus = "idle" | "starting" | "ready" | "failed";
 
 export interface UpstreamPanel {
   readonly name: string;
@@ -151,7 +151,7 @@ export interface AuditLine {
   readonly duration_ms: number;
 }
 
-export interface CallsLine {
+interface CallsLine {
   readonly toolset: string;
   /** Since the process started. */
   readonly ok: number;

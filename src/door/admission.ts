@@ -16,8 +16,8 @@ import { errors, WireError } from "../wire/errors.js";
 import { InstanceSlots } from "./instance-slots.js";
 
 /** 2026-07-28 contexts kept at once, and by one client (SPEC §7.6). */
-export const MAX_CONTEXTS = 1024;
-export const MAX_CONTEXTS_PER_CLIENT = 256;
+const MAX_CONTEXTS = 1024;
+const MAX_CONTEXTS_PER_CLIENT = 256;
 
 /** What admission needs of a session. */
 export interface Admitted {

@@ -43,7 +43,7 @@ export interface Caller {
 }
 
 /** The upstreams a selection needs, catalog order. */
-export function upstreamsOf(catalog: Catalog, selection: Selection): string[] {
+function upstreamsOf(catalog: Catalog, selection: Selection): string[] {
   const out = new Set<string>();
   for (const n of selection.active) for (const u of catalog.toolset.get(n)?.upstreams ?? []) out.add(u);
   return [...out];

@@ -35,7 +35,7 @@ interface Asked {
   readonly profile?: ClientProfile | undefined;
 }
 
-export type { Arrival, Connect, Headers } from "./arrival.js";
+export type { Arrival, Connect } from "./arrival.js";
 export type { Served } from "./contexts.js";
 
 /** What an edge does with a session: hand it messages, run a 2026-07-28 request on it, name it. */

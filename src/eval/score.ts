@@ -18,7 +18,7 @@ export interface Figures {
 }
 
 /** A task whose first hit is not an expected tool. */
-export interface Miss {
+interface Miss {
   readonly where: string;
   readonly query: string;
   readonly toolset?: string;

@@ -7,7 +7,7 @@ import type { IncomingMessage } from "node:http";
  * reports EPIPE or "other side closed"): reading the rest first lets it read the 413. Past this, the answer
  * goes out at once and the connection is closed.
  */
-export const DRAIN_CAP = 64 * 1024 * 1024;
+const DRAIN_CAP = 64 * 1024 * 1024;
 
 export type Body = { ok: true; text: string } | { ok: false; tooLarge: true; drained: boolean };
 

@@ -66,7 +66,7 @@ export async function readMessages(
 const validId = (id: unknown) => typeof id === "string" || Number.isSafeInteger(id);
 
 /** Why a message is not a JSON-RPC 2.0 request, notification or response MCP can carry; undefined if it is. */
-export function envelopeProblem(m: unknown): string | undefined {
+function envelopeProblem(m: unknown): string | undefined {
   if (!m || typeof m !== "object" || Array.isArray(m)) return "a message must be a JSON object";
   const msg = m as Record<string, unknown>;
   if (msg.jsonrpc !== "2.0") return 'jsonrpc must be "2.0"';

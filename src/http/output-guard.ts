@@ -25,7 +25,7 @@ export interface OutputEvents {
 /** Unsent bytes from which a response is watched for a stalled reader (most answers never get there). */
 const WATCH_FROM = 64 * 1024;
 
-export function sseEvent(message: JSONRPCMessage): string {
+function sseEvent(message: JSONRPCMessage): string {
   return `event: message\ndata: ${JSON.stringify(message)}\n\n`;
 }
 

@@ -3,7 +3,7 @@ import { resultTypeOf } from "./meta.js";
 import { isRecord } from "./wire.js";
 
 /** The operations whose complete results MUST carry hints (§Cacheable results). */
-export const CACHEABLE_METHODS: ReadonlySet<string> = new Set([
+const CACHEABLE_METHODS: ReadonlySet<string> = new Set([
   "server/discover",
   "tools/list",
   "prompts/list",
@@ -12,7 +12,7 @@ export const CACHEABLE_METHODS: ReadonlySet<string> = new Set([
   "resources/read",
 ]);
 
-export type CacheScope = "public" | "private";
+type CacheScope = "public" | "private";
 export interface CacheHint {
   readonly ttlMs: number;
   readonly cacheScope: CacheScope;

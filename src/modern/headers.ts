@@ -10,7 +10,7 @@ const headerMismatch = errors.headerMismatch;
  * The body field `Mcp-Name` mirrors, per method (transports/streamable-http §Standard request headers); the
  * tasks extension (SEP-2663 §Routing headers) adds `params.taskId` for tasks/get, tasks/update, tasks/cancel.
  */
-export const MCP_NAME_SOURCE: Readonly<Record<string, "name" | "uri" | "taskId">> = Object.freeze({
+const MCP_NAME_SOURCE: Readonly<Record<string, "name" | "uri" | "taskId">> = Object.freeze({
   "tools/call": "name",
   "prompts/get": "name",
   "resources/read": "uri",
@@ -170,7 +170,7 @@ export function scanParamHeaders(inputSchema: unknown): ParamHeaderScan {
 }
 
 /** The header string of a primitive argument (§Value encoding, type conversion); undefined for anything else. */
-export function paramString(value: unknown): string | undefined {
+function paramString(value: unknown): string | undefined {
   if (typeof value === "string") return value;
   if (typeof value === "boolean") return String(value);
   if (

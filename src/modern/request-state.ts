@@ -6,7 +6,7 @@ import { isRecord } from "./wire.js";
  * What a retry must prove (basic/patterns/mrtr §Server requirements 4–5: integrity, principal, expiry, the
  * originating request). Signed, not encrypted: nothing secret goes in.
  */
-export interface BridgeState {
+interface BridgeState {
   /** The waiting bridge: the key of the upstream call parked on some replica (unguessable, single-use there). */
   readonly bridge: string;
   /** The upstream whose server→client request is waiting (the retry must route to it). */
@@ -21,8 +21,8 @@ export interface BridgeState {
   readonly inner?: string;
 }
 
-export type StateRefusalReason = "malformed" | "signature" | "expired" | "owner" | "request";
-export type StateCheck =
+type StateRefusalReason = "malformed" | "signature" | "expired" | "owner" | "request";
+type StateCheck =
   | { readonly ok: true; readonly state: BridgeState }
   | { readonly ok: false; readonly reason: StateRefusalReason };
 

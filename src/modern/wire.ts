@@ -30,13 +30,6 @@ export function isLogLevel(v: unknown): v is LogLevel {
   return LOG_LEVELS.includes(v as LogLevel);
 }
 
-/** The methods that may answer `resultType: "input_required"` (basic/patterns/mrtr §Supported requests). */
-export const INPUT_REQUIRED_METHODS: ReadonlySet<string> = new Set([
-  "tools/call",
-  "prompts/get",
-  "resources/read",
-]);
-
 export function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }

@@ -4,7 +4,7 @@ import { OAuthFlowError, remoteText } from "./errors.js";
 import type { AuthServerMetadata, ClientRef, Discovery, PendingRecord } from "./types.js";
 
 /** How long a started authorization may take before its callback is refused. */
-export const PENDING_TTL_MS = 10 * 60_000;
+const PENDING_TTL_MS = 10 * 60_000;
 
 export const sha256Hex = (s: string) => createHash("sha256").update(s).digest("hex");
 const random = () => randomBytes(32).toString("base64url");

@@ -1,6 +1,6 @@
 /** @module Pure: reads the `WWW-Authenticate` header (RFC 9110 §11.6.1) and picks out the Bearer challenge. */
 
-export interface Challenge {
+interface Challenge {
   readonly scheme: string;
   /** Parameter names lower-cased; values unquoted. */
   readonly params: Readonly<Record<string, string>>;
@@ -16,7 +16,7 @@ export interface BearerChallenge {
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+/;
 
 /** Every challenge in the header, in order; a malformed tail ends the parse rather than throwing. */
-export function parseChallenges(header: string): Challenge[] {
+function parseChallenges(header: string): Challenge[] {
   const out: Challenge[] = [];
   let rest = header;
   const skip = (re: RegExp) => {

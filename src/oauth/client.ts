@@ -23,7 +23,7 @@ import type {
 import { OAuthUpstreamAuth } from "./upstream-auth.js";
 
 /** How long what an upstream's metadata says is trusted before it is read again. */
-export const DISCOVERY_TTL_MS = 5 * 60_000;
+const DISCOVERY_TTL_MS = 5 * 60_000;
 
 export interface OAuthClientOptions {
   readonly store: TokenStore;

@@ -120,7 +120,7 @@ function asAuthServerMetadata(json: Record<string, unknown>, issuer: string): Au
  * Authorization server metadata for an issuer; a document whose `issuer` differs is never used. `from`: who named
  * the issuer (the upstream's URL; the issuer itself when the config names it), for assertReachable.
  */
-export async function authServerMetadata(
+async function authServerMetadata(
   fetch: Fetch,
   issuer: string,
   from: string = issuer,

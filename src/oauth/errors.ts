@@ -31,7 +31,7 @@ export class OAuthFlowError extends Error {
 }
 
 /** Replaces every occurrence of the given secrets (non-empty) in text coming from elsewhere. */
-export function redactSecrets(text: string, secrets: readonly (string | undefined)[]): string {
+function redactSecrets(text: string, secrets: readonly (string | undefined)[]): string {
   let out = text;
   for (const s of secrets) if (s && s.length >= 4) out = out.split(s).join("[redacted]");
   return out;

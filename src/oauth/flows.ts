@@ -9,9 +9,9 @@ import type { CredentialRecords } from "./store/records.js";
 import type { PendingRecord } from "./types.js";
 
 /** Flows one owner may have in progress; a newer one pushes out its oldest. */
-export const MAX_FLOWS_PER_OWNER = 5;
+const MAX_FLOWS_PER_OWNER = 5;
 /** Flows in progress in all; past it a new owner's start is refused until one ends or expires. */
-export const MAX_FLOWS = 1_000;
+const MAX_FLOWS = 1_000;
 
 export interface FlowLimits {
   readonly perOwner: number;

@@ -72,7 +72,7 @@ async function requestJson(fetch: Fetch, url: string, init: RequestInit): Promis
 }
 
 /** Redirects a metadata GET follows at most. */
-export const MAX_REDIRECTS = 3;
+const MAX_REDIRECTS = 3;
 
 /**
  * May a party at `from` send the proxy to `target`? It must be https, or http on a loopback host; and it may be on

@@ -26,7 +26,7 @@ function html(title: string, body: string): string {
 
 const paragraphs = (texts: readonly string[]) => texts.map((t) => `<p>${escapeHtml(t)}</p>`).join("");
 
-export function page(title: string, text: string): string {
+function page(title: string, text: string): string {
   return html(title, paragraphs([text]));
 }
 

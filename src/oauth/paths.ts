@@ -23,7 +23,7 @@ export function matchOAuthPath(
 }
 
 /** The loopback redirect of `toolpacks login` (any port: RFC 8252 §7.3 has the AS ignore it). */
-export const LOOPBACK_REDIRECT = "http://127.0.0.1/oauth/callback";
+const LOOPBACK_REDIRECT = "http://127.0.0.1/oauth/callback";
 
 /** The CIMD URL toolpacks serves itself, when its public URL is https (the only kind an AS will fetch). */
 export function defaultClientMetadataUrl(publicUrl: string | undefined): string | undefined {

@@ -75,7 +75,7 @@ function metadataDocument(ctx: ClientContext): ClientRecord | undefined {
 }
 
 /** The client to use without registering anything new (also what a callback uses to redeem its code). */
-export async function knownClient(ctx: ClientContext): Promise<ClientRecord | undefined> {
+async function knownClient(ctx: ClientContext): Promise<ClientRecord | undefined> {
   return (
     configured(ctx) ??
     metadataDocument(ctx) ??

@@ -9,7 +9,7 @@ import { OAuthFlowError } from "./errors.js";
 import type { CredentialRecords } from "./store/records.js";
 
 /** How long a handed-out authorization URL may be used. */
-export const TICKET_TTL_MS = 30 * 60_000;
+const TICKET_TTL_MS = 30 * 60_000;
 
 interface Payload {
   /** upstream */

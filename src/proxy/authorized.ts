@@ -35,7 +35,7 @@ export interface RenewHost {
 }
 
 /** A grant was stored for (upstream, principal; "" when shared): its instances and their sessions go on. */
-export async function renewAuthorized(host: RenewHost, upstream: string, principal: string): Promise<void> {
+async function renewAuthorized(host: RenewHost, upstream: string, principal: string): Promise<void> {
   const shared = host.catalog.upstreams.get(upstream)?.oauth?.mode !== "per-user";
   const refs = host.pool
     .instances()

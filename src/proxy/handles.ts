@@ -13,11 +13,11 @@ import type { StateStore, StoredValue } from "../state/types.js";
 import { rpcError } from "./errors.js";
 import { HANDLE_PREFIX, INSPECT_TOOL, inspectLimit, parseOr, reply, sliceOf } from "./inspect.js";
 
-export { HANDLE_PREFIX, INSPECT_TOOL, inspectToolDef } from "./inspect.js";
+export { INSPECT_TOOL, inspectToolDef } from "./inspect.js";
 
 const PREVIEW_CHARS = 240;
 /** A captured value lives this long after its capture unless its owner ends (or the budgets evict it) first. */
-export const VALUE_TTL_MS = 60 * 60 * 1000;
+const VALUE_TTL_MS = 60 * 60 * 1000;
 
 type Result = Record<string, unknown>;
 
@@ -35,7 +35,7 @@ export interface HandleStoreOptions {
 }
 
 /** The owner of a 2025 session's values: a digest of its id (never the id; unguessable like it). */
-export function sessionOwner(sessionKey: string): string {
+function sessionOwner(sessionKey: string): string {
   return `s.${createHash("sha256").update(sessionKey).digest("base64url")}`;
 }
 

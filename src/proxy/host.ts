@@ -46,7 +46,7 @@ export interface SessionTraffic {
   elicited(ref: InstanceRef, elicitationId: string, peer: Peer): void;
 }
 
-export interface CallFigures {
+interface CallFigures {
   /** `subject`: the caller as logs write it (bounded to a number of series by the metrics). */
   recordCall(
     toolset: string,

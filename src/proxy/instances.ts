@@ -39,7 +39,7 @@ export function credentialNames(spec: Upstream): string[] {
 }
 
 /** What the client's headers carry for an upstream, or undefined when it forwards none. */
-export function variantOf(
+function variantOf(
   spec: Upstream,
   headers: IncomingHttpHeaders | Readonly<Record<string, string>>,
 ): Variant | undefined {

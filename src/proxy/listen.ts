@@ -17,7 +17,7 @@ const FLAGS: Record<Kind, string> = {
   resources: "resourcesListChanged",
 };
 /** Listen streams one session (or one 2026-07-28 context) may hold open at once. */
-export const MAX_LISTENERS = 64;
+const MAX_LISTENERS = 64;
 
 export interface ListenHost {
   listen(params: Params, call: Call): Promise<Params>;

@@ -15,11 +15,7 @@ import type { Call, SessionState } from "./state.js";
 import { clientOf } from "./state.js";
 
 /** What goes upstream: the upstream's own name, the client's `_meta` less its progress token and envelope. */
-export function upstreamBody(
-  params: Params,
-  route: Route,
-  rename: boolean,
-): { body: Params; token: unknown } {
+function upstreamBody(params: Params, route: Route, rename: boolean): { body: Params; token: unknown } {
   const { _meta, ...rest } = params as { _meta?: Params };
   const token = _meta?.progressToken;
   let meta: Params | undefined;

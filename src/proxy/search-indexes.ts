@@ -16,7 +16,7 @@ export const MAX_SEARCH_INDEXES = 8;
  * Entries kept across all indexes: an entry costs about 2.5–3 KB of heap with 1–2 KB descriptions, so about 55 MB.
  * One 5,000-tool selection fits four times over.
  */
-export const MAX_INDEXED_TOOLS = 20_000;
+const MAX_INDEXED_TOOLS = 20_000;
 /** Builds in progress at a time (each holds a half-built index); the others wait their turn. */
 export const BUILDS_AT_ONCE = 2;
 

@@ -23,7 +23,7 @@ const TRACE_FIELDS = ["traceparent", "tracestate", "baggage"] as const;
  * Where the caller's trace context is: `params._meta` when it has a `traceparent` (the MCP way, either era),
  * else the W3C headers of the HTTP request (`traceparent`, `tracestate`, `baggage`).
  */
-export function traceCarrier(meta: unknown, headers: TraceHeaders | undefined): unknown {
+function traceCarrier(meta: unknown, headers: TraceHeaders | undefined): unknown {
   if (typeof (meta as Meta | undefined)?.traceparent === "string" || !headers) return meta;
   if (typeof headers.traceparent !== "string") return meta;
   const out: Meta = {};

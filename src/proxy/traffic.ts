@@ -31,11 +31,11 @@ type Notification = { method: string; params?: Params };
 /** Resource subscriptions one session may hold (each URI once). */
 export const MAX_SUBSCRIPTIONS = 1000;
 
-export const IN_FLIGHT_WARNING =
+const IN_FLIGHT_WARNING =
   "attribution: in-flight delivers an upstream's untied log lines and requests to whichever client has a call open: safe with one user only";
 
 /** The upstreams that opted back into in-flight attribution (warned about at start and reload). */
-export function inFlightUpstreams(catalog: { readonly upstreams: ReadonlyMap<string, Upstream> }): string[] {
+function inFlightUpstreams(catalog: { readonly upstreams: ReadonlyMap<string, Upstream> }): string[] {
   return [...catalog.upstreams.values()].filter((u) => u.attribution === "in-flight").map((u) => u.name);
 }
 

@@ -28,7 +28,7 @@ export function deferralOf(
 }
 
 /** UTF-8 bytes of `{"tools":[…definitions]}`, as tools/list would carry them. */
-export function definitionBytes(tools: readonly Route[]): number {
+function definitionBytes(tools: readonly Route[]): number {
   return Buffer.byteLength(JSON.stringify({ tools: tools.map((r) => r.definition) }));
 }
 

@@ -59,7 +59,7 @@ export interface DeferredToolset {
 }
 
 /** What a client profile changed in a resolution (clients/apply.ts). */
-export interface ProfileEffect {
+interface ProfileEffect {
   /** Why it deferred toolsets (`by: "profile"` in `deferred`): the cap and what the list would have been. */
   readonly reason?: string;
   /** Listed tools whose description it cut, in list order: find_tools finds them too, whole. */

@@ -35,8 +35,6 @@ export const DEFAULT_RANKING: Ranking = Object.freeze({
 const FIELDS: readonly SearchField[] = ["name", "title", "summary", "description", "params", "toolset"];
 const EMPTY_SCHEMA = Object.freeze({ type: "object" });
 
-export { MAX_QUERY_TERMS } from "./query.js";
-
 /** One distinct tool: its first entry, and every toolset that offers it. */
 interface Doc {
   readonly entry: SearchEntry;

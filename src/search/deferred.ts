@@ -37,7 +37,7 @@ export function listsUpstreamTool(resolution: Resolution, name: string): boolean
  * Whether the session searches anything: a deferred toolset is active, or its client's profile cut a listed
  * tool's description (find_tools then returns the whole of it).
  */
-export function searches(resolution: Resolution): boolean {
+function searches(resolution: Resolution): boolean {
   return resolution.deferred.length > 0 || (resolution.profile?.cut.length ?? 0) > 0;
 }
 

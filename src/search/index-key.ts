@@ -31,7 +31,7 @@ export function indexKeyOf(resolution: Resolution): IndexKey {
  * SHA-256 over one JSON line per entry, every field in a fixed place (absent as null): JSON escapes newlines
  * inside strings, so distinct entry lists are distinct texts, and only a SHA-256 collision could share a key.
  */
-export function entriesKey(entries: readonly SearchEntry[]): string {
+function entriesKey(entries: readonly SearchEntry[]): string {
   const hash = createHash("sha256");
   for (const e of entries) {
     const line = [

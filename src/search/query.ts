@@ -5,7 +5,7 @@ import { queryStopWords, queryTerms } from "./tokenize.js";
 import type { Ranking } from "./types.js";
 
 /** A query's distinct terms past this many are ignored: a pasted page must not cost a pasted page's time. */
-export const MAX_QUERY_TERMS = 32;
+const MAX_QUERY_TERMS = 32;
 
 export interface QueryPlan {
   /** The typed terms, normalised, distinct, at most {@link MAX_QUERY_TERMS}. */

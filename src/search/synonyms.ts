@@ -172,8 +172,3 @@ export function expansions(words: readonly string[], typed: ReadonlySet<string>)
   }
   return added;
 }
-
-/** The terms the query's terms add, each once, none already typed. */
-export function expand(terms: readonly string[]): string[] {
-  return [...expansions(terms, new Set(terms)).keys()];
-}

@@ -4,8 +4,8 @@ import type { SearchResult, WaitingToolset } from "./types.js";
 
 export const FIND_TOOLS = "find_tools";
 export const CALL_TOOL = "call_tool";
-export const DEFAULT_LIMIT = 5;
-export const MAX_LIMIT = 20;
+const DEFAULT_LIMIT = 5;
+const MAX_LIMIT = 20;
 /**
  * A query is a few words; past this many characters it is refused (-32602), so that no request makes the
  * proxy tokenize a pasted document while other sessions wait.

@@ -56,7 +56,7 @@ export type StatePlan =
       readonly timeoutMs: number;
     };
 
-export const STORE_ENV = "TOOLPACKS_STATE_STORE";
+const STORE_ENV = "TOOLPACKS_STATE_STORE";
 
 /** Compiles the setting (and `TOOLPACKS_STATE_STORE`) into a plan; throws `SettingError` when malformed. */
 export function planState(

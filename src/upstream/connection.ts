@@ -21,9 +21,9 @@ import { message, redactError, sameState, waitForExit, withTimeout } from "./uti
 
 export type { ConnectionHooks, ConnectionOptions } from "./connection-options.js";
 export type { Era } from "./era.js";
-export type { ForwardOptions, RequestEnvelope } from "./forward.js";
+export type { ForwardOptions } from "./forward.js";
 
-export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
+const DEFAULT_CALL_TIMEOUT_MS = 60_000;
 
 export class UpstreamConnection {
   private channel: Channel | undefined;

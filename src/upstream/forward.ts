@@ -7,13 +7,13 @@ import type { Implementation } from "../modern/meta.js";
 import type { LogLevel } from "../modern/wire.js";
 
 type Params = Record<string, unknown>;
-export type ServerRequest = { method: string; params?: Params };
+type ServerRequest = { method: string; params?: Params };
 
 /**
  * The per-request envelope a 2026-07-28 upstream is sent for this call (the downstream client's, when a bridge
  * forwards it verbatim); without one, toolpacks' own. A 2025 upstream ignores it.
  */
-export interface RequestEnvelope {
+interface RequestEnvelope {
   readonly clientCapabilities: Readonly<Record<string, unknown>>;
   /** Absent: toolpacks' own client info. */
   readonly clientInfo?: Implementation;

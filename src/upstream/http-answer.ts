@@ -4,7 +4,7 @@
  */
 
 /** Any text quoted from an upstream's answer is cut to this many characters, on one line. */
-export const QUOTE_MAX = 200;
+const QUOTE_MAX = 200;
 
 /**
  * The upstream no longer knows our session (it restarted, or expired it) and refused the request before
@@ -112,11 +112,7 @@ const GONE = /session|not initiali[sz]ed|before initiali[sz]ation/i;
  * within an initialized session, a 400 whose message names the session or says the server is not initialized,
  * or any 4xx carrying a JSON-RPC error that says so. Returns the quoted detail, or undefined.
  */
-export function sessionGone(
-  answer: Answer,
-  carriedSession: boolean,
-  initialized: boolean,
-): string | undefined {
+function sessionGone(answer: Answer, carriedSession: boolean, initialized: boolean): string | undefined {
   if (!initialized || answer.status < 400 || answer.status >= 500) return undefined;
   const detail = bodyMessage(answer);
   if (answer.status === 404 && carriedSession) return detail || "Not Found";
@@ -169,7 +165,7 @@ const SSE_SERVER = "an SSE-only server (the older HTTP+SSE transport), which too
 const SSE_ONLY = `it may be ${SSE_SERVER}`;
 
 /** Where a redirect points, without credentials, query or fragment (they may hold secrets). */
-export function safeTarget(location: string, base: URL): string {
+function safeTarget(location: string, base: URL): string {
   try {
     const u = new URL(location, base);
     return `${u.protocol}//${u.host}${u.pathname}`;
@@ -179,7 +175,7 @@ export function safeTarget(location: string, base: URL): string {
 }
 
 /** One line saying why an answer is not MCP over Streamable HTTP, and what to check. */
-export function describeAnswer(answer: Answer, url: URL, method: "POST" | "GET" = "POST"): string {
+function describeAnswer(answer: Answer, url: URL, method: "POST" | "GET" = "POST"): string {
   const { status, contentType } = answer;
   const said = bodyMessage(answer);
   const quote = said ? `: ${said}` : "";

@@ -13,7 +13,7 @@ import type { Response } from "./http-exchange.js";
 export type { UpstreamAuth } from "../oauth/types.js";
 
 /** The JSON-RPC code of "authorization required" for a client that cannot be asked to open the URL. */
-export const AUTHORIZATION_REQUIRED_CODE = -32000;
+const AUTHORIZATION_REQUIRED_CODE = -32000;
 
 /**
  * An upstream refuses toolpacks until a person authorizes it at `authorizeUrl` (toolpacks' own start page, for
@@ -38,7 +38,7 @@ export class AuthorizationRequiredError extends AuthorizationRequired {
 }
 
 /** The challenge an UpstreamAuth acts on: a 401, or a 403 whose Bearer challenge says insufficient_scope. */
-export function challengeOf(res: Response): string | undefined {
+function challengeOf(res: Response): string | undefined {
   const h = res.headers["www-authenticate"];
   const value = Array.isArray(h) ? h.join(", ") : h;
   if (!value) return undefined;

@@ -11,7 +11,7 @@ export interface Variant {
   readonly env?: Readonly<Record<string, string>>;
 }
 
-export type InstanceKind = "shared" | "credential" | "session";
+type InstanceKind = "shared" | "credential" | "session";
 
 export interface InstanceRef {
   readonly upstream: string;
@@ -88,7 +88,7 @@ export function valuesDigest(values: Readonly<Record<string, string>>): string {
 }
 
 /** Equal credential values give an equal digest, whichever way they reach the upstream. */
-export function variantDigest(variant: Variant): string {
+function variantDigest(variant: Variant): string {
   const values: Record<string, string> = {};
   for (const [k, v] of Object.entries(variant.headers ?? {})) values[`h:${k}`] = v;
   for (const [k, v] of Object.entries(variant.env ?? {})) values[`e:${k}`] = v;

@@ -45,7 +45,7 @@ export interface PoolHooks extends Hooks {
 }
 
 /** No instance can be had now: 503 (every slot busy) or 429 (the client starts new ones too fast). */
-export class TooManyInstances extends Error {
+class TooManyInstances extends Error {
   constructor(
     message: string,
     readonly status: 503 | 429 = 503,

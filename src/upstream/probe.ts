@@ -41,7 +41,7 @@ export type ProbeVerdict =
   | { readonly kind: "error"; readonly message: string; readonly auth?: boolean; readonly aborted?: boolean };
 
 /** The modern versions toolpacks speaks, in preference order. */
-export const MODERN_VERSIONS: readonly string[] = [MODERN_VERSION];
+const MODERN_VERSIONS: readonly string[] = [MODERN_VERSION];
 
 /** A result with the DiscoverResult shape (supportedVersions: string[], capabilities: object), or undefined. */
 export function readDiscover(result: unknown): Discover | undefined {

@@ -50,7 +50,7 @@ export function groupAlive(pgid: number): boolean {
 }
 
 /** Resolves true once the group has no live member, false after `ms`. */
-export async function groupGone(pgid: number, ms: number): Promise<boolean> {
+async function groupGone(pgid: number, ms: number): Promise<boolean> {
   const until = Date.now() + ms;
   for (let delay = 10; ; delay = Math.min(delay * 2, 100)) {
     if (!groupAlive(pgid)) return true;

@@ -10,7 +10,7 @@ import type { SpawnSpec } from "./stdio-transport.js";
 export type { Variant } from "./instance.js";
 
 /** A bare command is looked up in node_modules/.bin of the upstream's folder first, then on PATH. */
-export function resolveCommand(command: string, cwd: string): string {
+function resolveCommand(command: string, cwd: string): string {
   if (command.includes("/")) return command;
   for (const dir of [cwd, process.cwd()]) {
     const candidate = join(dir, "node_modules", ".bin", command);

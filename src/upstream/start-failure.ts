@@ -5,7 +5,7 @@ import { AuthorizationRequiredError } from "./http-auth.js";
 import { message } from "./util.js";
 
 /** The reason of an instance that waits for a person to authorize it (its URL is in the state's authorizeUrl). */
-export const NEEDS_AUTHORIZATION = "authorization required";
+const NEEDS_AUTHORIZATION = "authorization required";
 
 /**
  * Lines a failing program writes that never say why: where a log is (npm), an error code before its message

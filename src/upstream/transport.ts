@@ -9,7 +9,7 @@ import { adopt } from "./prespawn.js";
 import { spawnSpecOf, type Variant } from "./spawn-spec.js";
 import { LeanStdioTransport } from "./stdio-transport.js";
 
-export { resolveCommand, type Variant } from "./spawn-spec.js";
+export type { Variant } from "./spawn-spec.js";
 
 let undici: Promise<typeof import("undici")> | undefined;
 /** Every pool still open, so that a command's shutdown can close what an instance left (closeAgent). */

@@ -9,7 +9,7 @@ import { type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll } from "vitest";
 import { ROOT } from "./proc.js";
 
-export const CHROMIUM = "/usr/bin/chromium";
+const CHROMIUM = "/usr/bin/chromium";
 
 /** Why the browser tests cannot run here (in CI they run anyway, and fail), or undefined. */
 export const NO_CHROMIUM =
@@ -18,7 +18,7 @@ export const NO_CHROMIUM =
     : "chromium is not installed: apt-get install -y chromium (.ci/run does), then run this file again";
 
 /** Where the console tests write their screenshots (PNG), kept after the run. */
-export const SCREENSHOTS = join(ROOT, ".toolpacks-tmp", "console-screenshots");
+const SCREENSHOTS = join(ROOT, ".toolpacks-tmp", "console-screenshots");
 
 const ARGS = [
   "--headless",

@@ -18,7 +18,7 @@ import {
 type Result = { content: { type: "text"; text: string }[]; isError?: boolean };
 
 /** What a tool gets: its arguments, the request's headers, its progress token, and a way to ask the client. */
-export interface ToolCall {
+interface ToolCall {
   readonly args: Record<string, unknown>;
   readonly headers: IncomingHttpHeaders;
   readonly signal: AbortSignal;
@@ -27,7 +27,7 @@ export interface ToolCall {
   elicit(message: string): Promise<unknown>;
 }
 
-export interface HttpTool {
+interface HttpTool {
   readonly inputSchema?: Record<string, unknown>;
   run(call: ToolCall): Promise<Result> | Result;
 }

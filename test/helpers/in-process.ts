@@ -19,11 +19,11 @@ import { createToolpacks, type Toolpacks, type ToolpacksOptions } from "../../sr
 import { silentLogger } from "../../src/log.js";
 import { StdioServerTransport } from "../../src/stdio-server.js";
 
-export const V2026 = "2026-07-28";
+const V2026 = "2026-07-28";
 export const V2025 = "2025-11-25";
 
 /** Calls of the `slow` tool held until released, per server. */
-export interface Upstream {
+interface Upstream {
   /** How many `slow` calls are waiting now. */
   readonly held: () => number;
   release(): void;
@@ -33,7 +33,7 @@ export interface Upstream {
  * An MCP server in process (SDK v1 `Server`): `echo {text}`, `add {a, b}`, `slow` (held until `release()`), and
  * `ask` (asks its client to sample during the call, then returns what it said).
  */
-export function fixtureServer(): { server: Server; upstream: Upstream } {
+function fixtureServer(): { server: Server; upstream: Upstream } {
   const waiting: (() => void)[] = [];
   const server = new Server({ name: "in-process", version: "1.0.0" }, { capabilities: { tools: {} } });
   server.setRequestHandler(ListToolsRequestSchema, () => ({
@@ -83,17 +83,17 @@ export function fixtureServer(): { server: Server; upstream: Upstream } {
   };
 }
 
-export function catalogOf(yaml: string, env: Record<string, string> = {}): Catalog {
+function catalogOf(yaml: string, env: Record<string, string> = {}): Catalog {
   const r = compileTexts([{ file: "packs.yaml", text: yaml }], env);
   if (!r.ok) throw new Error(r.errors.map(formatConfigError).join("\n"));
   return r.catalog;
 }
 
 /** Every in-process server an instance was given, by upstream name (each instance gets its own). */
-export type Servers = Map<string, Upstream[]>;
+type Servers = Map<string, Upstream[]>;
 
 /** The transport seam: every upstream of the config is an in-process fixture server. */
-export function inMemoryUpstreams() {
+function inMemoryUpstreams() {
   return () => {
     const { server, upstream } = fixtureServer();
     const [ours, theirs] = InMemoryTransport.createLinkedPair();

@@ -4,7 +4,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { ClientCapabilities, JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 
-export type Wire = JSONRPCMessage & { method?: string; params?: Record<string, unknown>; id?: unknown };
+type Wire = JSONRPCMessage & { method?: string; params?: Record<string, unknown>; id?: unknown };
 
 export interface Recorded {
   readonly client: Client;

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { ROOT, runScript } from "./proc.js";
 
 export const MODERN_FIXTURE = join(ROOT, "test/fixtures/modern-server.mjs");
-export const RUN_MODERN = join(ROOT, "test/conformance/run-modern.mjs");
+const RUN_MODERN = join(ROOT, "test/conformance/run-modern.mjs");
 
 export interface ModernServer {
   readonly url: string;

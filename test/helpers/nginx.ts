@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { freePort } from "./redis.js";
 import { missingService } from "./skip.js";
 
-export const NGINX = ["/usr/sbin/nginx", "/usr/bin/nginx"].find((p) => existsSync(p));
+const NGINX = ["/usr/sbin/nginx", "/usr/bin/nginx"].find((p) => existsSync(p));
 /** Why the tests behind a real nginx cannot run on this machine; undefined when they can. */
 export const NO_NGINX = missingService(NGINX, "apt-get install -y nginx-light", "nginx");
 

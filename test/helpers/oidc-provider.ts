@@ -5,7 +5,7 @@
  */
 
 /** The warnings of what the test servers do on purpose; matched on the line oidc-provider prints. */
-export const DELIBERATE: readonly RegExp[] = [
+const DELIBERATE: readonly RegExp[] = [
   /^oidc-provider WARNING: Unsupported runtime\./,
   /^oidc-provider WARNING: a quick start development-only in-memory adapter is used/,
   /^oidc-provider WARNING: a quick start development-only feature devInteractions is enabled/,
@@ -16,7 +16,7 @@ const ANSI = /\u001b\[[0-9;]*m/g;
 let installed = false;
 
 /** Wraps console.warn once: a deliberate warning is dropped, everything else goes through as before. */
-export function quietDeliberateWarnings(): void {
+function quietDeliberateWarnings(): void {
   if (installed) return;
   installed = true;
   const warn = console.warn;

@@ -9,7 +9,7 @@ import { exportJWK, generateKeyPair, type JWK } from "jose";
 import { findAccount, loadOidcProvider } from "./oidc-provider.js";
 
 export const CLIENT_SECRET = "client-secret-never-logged-0123456789";
-export const SCOPES = "mcp notes:read notes:write admin";
+const SCOPES = "mcp notes:read notes:write admin";
 
 export interface SigningKey {
   readonly kid: string;
@@ -29,7 +29,7 @@ export async function signingKey(kid: string): Promise<SigningKey> {
   };
 }
 
-export interface TokenRequest {
+interface TokenRequest {
   /**
    * `jwt` (default): a JWT access token; `opaque`: a reference token, for introspection; `toolpacks`: a JWT
    * of another client (another subject: a client-credentials token's `sub` is its client id).

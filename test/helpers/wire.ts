@@ -1,7 +1,7 @@
 /** A lean MCP client over plain fetch: raw status, headers and bodies, JSON or SSE answers, no SDK in between. */
 import { request as httpRequest } from "node:http";
 
-export const PROTOCOL_VERSION = "2025-11-25";
+const PROTOCOL_VERSION = "2025-11-25";
 
 export const MCP_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   "content-type": "application/json",
@@ -11,7 +11,7 @@ export const MCP_HEADERS: Readonly<Record<string, string>> = Object.freeze({
 
 export type Fetch = (input: string, init: RequestInit) => Promise<Response>;
 
-export interface RpcError {
+interface RpcError {
   code: number;
   message: string;
   data?: unknown;

@@ -54,7 +54,7 @@ const HEX_KEY = /^(?=.*[0-9])(?=.*[a-f])[0-9a-f]{32,}$|^(?=.*[0-9])(?=.*[A-F])[0
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Shannon entropy in bits per character. */
-export function entropy(s: string): number {
+function entropy(s: string): number {
   const counts = new Map<string, number>();
   for (const c of s) counts.set(c, (counts.get(c) ?? 0) + 1);
   let h = 0;
@@ -72,7 +72,7 @@ const charClass = (c: string) => (/[a-z]/.test(c) ? 0 : /[A-Z]/.test(c) ? 1 : /[
  * `Root_Certification_RSA_R2` are words; a random token seldom is).
  * UUIDs are identifiers, not secrets.
  */
-export function isHighEntropy(s: string): boolean {
+function isHighEntropy(s: string): boolean {
   if (s.length < 20 || UUID.test(s)) return false;
   const digit = /[0-9]/.test(s);
   if (/^[0-9a-f]+$|^[0-9A-F]+$/.test(s)) return HEX_KEY.test(s);
@@ -82,12 +82,6 @@ export function isHighEntropy(s: string): boolean {
   const letters = s.replace(/[^A-Za-z]/g, "").length;
   const inWords = (s.match(/[A-Z]?[a-z]{3,}|(?<=^|_)[A-Z]{3,}(?=_|$)/g) ?? []).join("").length;
   return entropy(s) >= 3.5 && switches / (s.length - 1) >= 0.3 && inWords / letters < 0.6;
-}
-
-/** A token by itself: a well-known shape or a high-entropy run. */
-export function looksLikeSecret(value: string): boolean {
-  const v = value.trim();
-  return SHAPE_WHOLE.test(v) || isHighEntropy(v);
 }
 
 /** What a secret part is, for naming its variable. */

@@ -7,7 +7,7 @@ export class InitInputError extends Error {}
  * JSON with comments (`//`, `/* *\/`) and trailing commas, as VS Code settings allow. Comments and dropped
  * commas become spaces so that positions in parse errors still point at the original text.
  */
-export function stripJsonComments(text: string): string {
+function stripJsonComments(text: string): string {
   const src = text.replace(/^\uFEFF/, "");
   const blank = (s: string) => s.replace(/[^\n]/g, " ");
   /** Index of the next character that is neither white space nor inside a comment. */

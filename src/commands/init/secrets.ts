@@ -42,7 +42,7 @@ export const STANDARD_VARIABLES: ReadonlySet<string> = new Set([
 ]);
 
 /** A hole stands for secret number `n` in a string until the names are known. */
-export const hole = (n: number) => `\u0000${n}\u0000`;
+const hole = (n: number) => `\u0000${n}\u0000`;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: holes are delimited by NUL
 const HOLES = /\u0000(\d+)\u0000/g;
 

@@ -18,7 +18,7 @@ const ADDRESS_SUFFIX =
   /(^|_)(URL|URI|DSN|ENDPOINT|CONNECTION_STRING|CONN_STRING|CONNECTION|CONN|ADDRESS|ADDR|SERVER)$/;
 
 /** A header whose value is a credential: `Authorization`, `Proxy-Authorization`, or a secret-named one. */
-export const isSecretHeader = (name: string) => AUTHORIZATION.test(name) || isSecretKey(name);
+const isSecretHeader = (name: string) => AUTHORIZATION.test(name) || isSecretKey(name);
 
 /** One server's conversion: its strings, secrets and notes. */
 export class ServerContext {

@@ -16,7 +16,7 @@ interface Row {
 }
 
 /** A tool or prompt that another server exposes under the same name, and the name it is written with. */
-export interface Renamed {
+interface Renamed {
   readonly kind: "tool" | "prompt";
   /** The server whose item is renamed. */
   readonly server: string;
@@ -59,7 +59,7 @@ function rows(
 }
 
 /** Every listed server's member rows, and the renames made so that no two exposed names are the same. */
-export function exposedNames(
+function exposedNames(
   plan: InitPlan,
   live: ReadonlyMap<string, Listing>,
 ): { rows: Map<string, { tools: Row[]; prompts: Row[] }>; renamed: Renamed[] } {

@@ -2,7 +2,7 @@
 import { type CatalogResult, compileTexts } from "../../catalog/load.js";
 
 /** Every `${NAME}` in a text set to a harmless value: only to check that a file compiles. */
-export function dummyEnv(text: string): Record<string, string> {
+function dummyEnv(text: string): Record<string, string> {
   const env: Record<string, string> = {};
   for (const m of text.matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)/g)) env[m[1]!] = "1";
   return env;

@@ -25,7 +25,7 @@ export function setAttr(el: Element, name: string, value: string | number | bool
   else el.setAttribute(name, value === true ? "" : String(value));
 }
 
-export function append(el: Element, children: readonly Child[]): void {
+function append(el: Element, children: readonly Child[]): void {
   for (const c of children) {
     if (c === null || c === undefined || c === false) continue;
     el.append(typeof c === "string" || typeof c === "number" ? document.createTextNode(String(c)) : c);

@@ -92,6 +92,4 @@ export class ToolRegistries {
     return r;
   }
 }
-
 /** The definitions a list needs, typed as the resolution's tool definitions are. */
-export type { ToolDef };
