@@ -46,7 +46,8 @@ export async function openSessions(running, n, log) {
 }
 
 /**
- * For each round, for each phase, each target in turn (rotated per round) runs `sliceMs` of calls.
+ * For each round, for each phase, each target in turn (rotated per round) runs `sliceMs` of calls (a phase with
+ * `applies(r)` only for the targets it applies to).
  * Returns per target and phase the medians across rounds, plus the raw rounds.
  */
 export async function interleave(running, phases, rounds, sliceMs, log) {
@@ -56,7 +57,7 @@ export async function interleave(running, phases, rounds, sliceMs, log) {
     const order = alive.map((_, i) => alive[(i + round) % alive.length]);
     for (const p of phases) {
       for (const r of order) {
-        if (r.error) continue;
+        if (r.error || (p.applies && !p.applies(r))) continue;
         try {
           const result = await phase(r.sessions, p.width, p.ms ?? sliceMs, (s) => p.op(s, r), r.handle.pid);
           raw.get(r)[p.name].push(result);
@@ -78,12 +79,22 @@ export async function interleave(running, phases, rounds, sliceMs, log) {
   return out;
 }
 
-/** Unmeasured calls so every target is past JIT warm-up and connection setup before round 1. */
-export async function warmUp(running, phases, ms) {
+/**
+ * Unmeasured calls so every target is past JIT warm-up and connection setup before round 1: each phase runs for
+ * `ms`, then on until it has made `minCalls` calls or `capMs` have passed. A count, not a time: V8 optimizes a
+ * function after enough runs of it, and a fresh toolpacks costs 3–4× its steady CPU per call for its first
+ * ~1,000 calls and is steady only after ~3,000 (with --no-opt it stays at ~2.5×). 600 ms of a target that
+ * makes 1,500 calls/s is not enough.
+ */
+export async function warmUp(running, phases, ms, { minCalls = 0, capMs = ms } = {}) {
   for (const r of running) {
     for (const p of phases) {
+      if (p.applies && !p.applies(r)) continue;
       try {
-        await phase(r.sessions, p.width, ms, (s) => p.op(s, r), r.handle.pid);
+        const t0 = Date.now();
+        let calls = 0;
+        do calls += (await phase(r.sessions, p.width, ms, (s) => p.op(s, r), r.handle.pid)).calls;
+        while (calls < minCalls && Date.now() - t0 < capMs);
       } catch (err) {
         r.error = `warm-up: ${err.message}`;
       }
