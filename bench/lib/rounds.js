@@ -86,7 +86,7 @@ export async function interleave(running, phases, rounds, sliceMs, log) {
  * for its first ~1,000 calls and is steady only after ~3,000 (with --no-opt it stays at ~2.5×), so 600 ms of a
  * target that makes 1,500 calls/s is not enough. The targets take turns in slices of at most 500 ms, as in the
  * rounds: warmed one after the other, the first ones sat idle for half a minute or more before round 1 and then
- * measured 20–100 % above the same build warmed last (bare node:http did not; toolpacks did, every time).
+ * often measured 20–100 % above the same build warmed last (bare node:http never did).
  */
 export async function warmUp(running, phases, ms, { minCalls = 0, capMs = ms } = {}) {
   const slice = Math.min(ms, 500);
