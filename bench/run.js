@@ -38,10 +38,13 @@ const settings = {
   sessions: num(env.BENCH_SESSIONS, quick ? 30 : 500),
   sgSessions: num(env.BENCH_SG_SESSIONS, quick ? 5 : 50),
   warmMs: quick ? 100 : 1500,
+  // Each warm-up phase goes on to this many calls (at most warmCapMs): JIT warm-up is counted in calls.
+  warmCalls: quick ? 0 : 3000,
+  warmCapMs: quick ? 100 : 4000,
   settleMs: quick ? 300 : 700,
   // A quick run opens 16 sessions and runs the 64-wide phase over them (supergateway spawns per session).
   loadSessions: quick ? 16 : 64,
-  everythingRounds: quick ? 1 : 3,
+  everythingRounds: quick ? 1 : 5,
   startupRuns: num(env.BENCH_STARTUP_ROUNDS, quick ? 1 : 7),
   resolveIterations: quick ? 50 : 300,
   only: env.BENCH_TARGETS ? env.BENCH_TARGETS.split(",") : undefined,
@@ -93,6 +96,7 @@ for (const t of all)
   results.echo[t.name] = { label: t.label, kind: t.kind, ...(t.note ? { note: t.note } : {}) };
 
 const call = (up) => (s) => s.call(up.tool, up.arguments);
+const warm = { minCalls: settings.warmCalls, capMs: settings.warmCapMs };
 
 async function echoRounds() {
   const up = ups.echo;
@@ -107,21 +111,34 @@ async function echoRounds() {
     { name: "c64", width: 64, op: call(up) },
   ];
   log("echo: warm-up");
-  await warmUp(ready, phases, settings.warmMs);
+  await warmUp(ready, phases, settings.warmMs, warm);
   log(`echo: ${settings.rounds} rounds × ${ready.length} targets × ${phases.length} phases`);
   const measured = await interleave(ready, phases, settings.rounds, settings.sliceMs, log);
   for (const [n, m] of Object.entries(measured)) Object.assign(results.echo[n], m);
   await Promise.all(running.map((r) => r.handle.stop()));
 }
 
+/**
+ * server-everything's echo, with each toolpacks target also in front of the echo fixture ("twins") in the same
+ * rounds: what the upstream changes is read from one interleave, never across sections (the echo section's
+ * figures come from processes warmed by thousands of c16/c64 calls).
+ */
 async function everythingRounds() {
   const up = ups.everything;
   const list = all.filter((t) => !t.echoOnly);
-  log(`everything: starting ${list.length} targets`);
+  const twins = list
+    .filter((t) => t.kind === "toolpacks")
+    .map((t) => ({ ...t, name: `${t.name}+fixture`, twinOf: t.name }));
+  log(`everything: starting ${list.length} targets, and ${twins.length} in front of the echo fixture`);
   const { running, skipped } = await startAll(list, ctx, up, log);
+  const fixture = await startAll(twins, ctx, ups.echo, log);
+  for (const r of running) r.up = up;
+  for (const r of fixture.running) r.up = ups.echo;
+  running.push(...fixture.running);
   for (const [n, why] of Object.entries(skipped)) results.everything[n] = { skipped: why };
   const ready = await openSessions(running, 1, log);
   for (const r of ready) {
+    if (r.target.twinOf) continue;
     try {
       const { result, bytes } = await r.sessions[0].listTools();
       results.everything[r.target.name] = { tools: result.tools.length, bytes };
@@ -129,11 +146,12 @@ async function everythingRounds() {
       r.error = `tools/list: ${err.message}`;
     }
   }
+  const own = (r) => !r.target.twinOf;
   const phases = [
-    { name: "echo", width: 1, op: call(up) },
-    { name: "list", width: 1, op: (s) => s.listTools() },
+    { name: "echo", width: 1, op: (s, r) => s.call(r.up.tool, r.up.arguments) },
+    { name: "list", width: 1, op: (s) => s.listTools(), applies: own },
   ];
-  await warmUp(ready, phases, Math.min(600, settings.warmMs));
+  await warmUp(ready, phases, Math.min(600, settings.warmMs), warm);
   const measured = await interleave(
     ready,
     phases,
@@ -142,6 +160,15 @@ async function everythingRounds() {
     log,
   );
   for (const [n, m] of Object.entries(measured)) {
+    const twin = twins.find((t) => t.name === n);
+    if (twin) {
+      results.everything[twin.twinOf] = {
+        ...results.everything[twin.twinOf],
+        fixtureEcho: m.echo,
+        ...(m.error ? { fixtureError: m.error } : {}),
+      };
+      continue;
+    }
     results.everything[n] = {
       ...results.everything[n],
       echo: m.echo,

@@ -78,6 +78,40 @@ export function verdicts(results) {
     "≤ 1.3× (bare HTTP hop + direct stdio)",
     Number.isFinite(p50) && Number.isFinite(floor) ? p50 <= 1.3 * floor : undefined,
   );
+  // Issue #24's targets: ratios of the same run.
+  const ratio = (a, b, goal, what, of) => {
+    const ok = Number.isFinite(a) && Number.isFinite(b);
+    add(
+      what,
+      ok ? `${fmt(a)} µs ÷ ${fmt(b)} µs = ${fmt(a / b, 2)}×` : "–",
+      `≤ ${fmt(goal, 1)}× ${of}`,
+      ok ? a / b <= goal : undefined,
+    );
+  };
+  const bare = results.echo.bare ?? {};
+  ratio(cpu, bare.seq?.cpuPerCall, 2.2, "proxy CPU per 2025 call, sequential", "the bare node:http hop");
+  ratio(
+    tp.c16?.cpuPerCall,
+    bare.c16?.cpuPerCall,
+    2.5,
+    "proxy CPU per 2025 call, 16 concurrent",
+    "the bare node:http hop",
+  );
+  ratio(
+    results.echo["toolpacks-http-2026"]?.seq?.cpuPerCall,
+    cpu,
+    1.0,
+    "proxy CPU per 2026-07-28 stateless call, sequential",
+    "a 2025 session call",
+  );
+  const ev = results.everything["toolpacks-http"];
+  ratio(
+    ev?.echo?.cpuPerCall,
+    ev?.fixtureEcho?.cpuPerCall,
+    1.5,
+    "proxy CPU per echo through server-everything (same rounds)",
+    "through the echo fixture",
+  );
   const per = tp.memory?.perSession;
   add(
     "RSS per open idle session",
@@ -232,11 +266,18 @@ export function markdown(results) {
   if (ev.length) {
     out.push("## server-everything upstream (sequential)", "");
     out.push(
+      "Each toolpacks target runs in front of the echo fixture too, in the same rounds (`fixture`): the " +
+        "ratio is read within one interleave, every process warmed by the same count of calls.",
+      "",
+    );
+    out.push(
       table(
         [
           "target",
           "echo p50 ms",
           "echo CPU µs/call",
+          "fixture echo CPU µs/call",
+          "÷ fixture",
           "tools/list p50 ms",
           "tools/list CPU µs",
           "tools",
@@ -246,6 +287,8 @@ export function markdown(results) {
           n,
           ms(t.echo.p50),
           fmt(t.echo.cpuPerCall),
+          fmt(t.fixtureEcho?.cpuPerCall),
+          fmt(t.echo.cpuPerCall / t.fixtureEcho?.cpuPerCall, 2),
           ms(t.list?.p50),
           fmt(t.list?.cpuPerCall),
           t.tools ?? "–",

@@ -46,7 +46,8 @@ export async function openSessions(running, n, log) {
 }
 
 /**
- * For each round, for each phase, each target in turn (rotated per round) runs `sliceMs` of calls.
+ * For each round, for each phase, each target in turn (rotated per round) runs `sliceMs` of calls (a phase with
+ * `applies(r)` only for the targets it applies to).
  * Returns per target and phase the medians across rounds, plus the raw rounds.
  */
 export async function interleave(running, phases, rounds, sliceMs, log) {
@@ -56,7 +57,7 @@ export async function interleave(running, phases, rounds, sliceMs, log) {
     const order = alive.map((_, i) => alive[(i + round) % alive.length]);
     for (const p of phases) {
       for (const r of order) {
-        if (r.error) continue;
+        if (r.error || (p.applies && !p.applies(r))) continue;
         try {
           const result = await phase(r.sessions, p.width, p.ms ?? sliceMs, (s) => p.op(s, r), r.handle.pid);
           raw.get(r)[p.name].push(result);
@@ -78,14 +79,35 @@ export async function interleave(running, phases, rounds, sliceMs, log) {
   return out;
 }
 
-/** Unmeasured calls so every target is past JIT warm-up and connection setup before round 1. */
-export async function warmUp(running, phases, ms) {
-  for (const r of running) {
+/**
+ * Unmeasured calls so every target is past JIT warm-up and connection setup before round 1: each target runs
+ * each phase for at least `ms`, and on until it has made `minCalls` calls or `capMs` have passed. A count, not
+ * a time: V8 optimizes a function after enough runs of it; a fresh toolpacks costs 3–4× its steady CPU per call
+ * for its first ~1,000 calls and is steady only after ~3,000 (with --no-opt it stays at ~2.5×), so 600 ms of a
+ * target that makes 1,500 calls/s is not enough. The targets take turns in slices of at most 500 ms, as in the
+ * rounds: warmed one after the other, the first ones sat idle for half a minute or more before round 1 and then
+ * often measured 20–100 % above the same build warmed last (bare node:http never did).
+ */
+export async function warmUp(running, phases, ms, { minCalls = 0, capMs = ms } = {}) {
+  const slice = Math.min(ms, 500);
+  const made = new Map();
+  for (let more = true; more; ) {
+    more = false;
     for (const p of phases) {
-      try {
-        await phase(r.sessions, p.width, ms, (s) => p.op(s, r), r.handle.pid);
-      } catch (err) {
-        r.error = `warm-up: ${err.message}`;
+      for (const r of running) {
+        if (r.error || (p.applies && !p.applies(r))) continue;
+        const key = `${p.name}\u0000${r.target.name}`;
+        const done = made.get(key) ?? { calls: 0, ms: 0 };
+        if (done.ms >= ms && (done.calls >= minCalls || done.ms >= capMs)) continue;
+        more = true;
+        try {
+          const t0 = Date.now();
+          done.calls += (await phase(r.sessions, p.width, slice, (s) => p.op(s, r), r.handle.pid)).calls;
+          done.ms += Date.now() - t0;
+          made.set(key, done);
+        } catch (err) {
+          r.error = `warm-up: ${err.message}`;
+        }
       }
     }
   }
