@@ -133,7 +133,7 @@ export class Bridge<C extends Attached = Attached> implements Parked {
   async next(): Promise<Step> {
     for (;;) {
       if (this.outcome) {
-        this.onEnd(this);
+        this.ended();
         if (this.outcome.ok) return { done: this.outcome.result };
         throw this.outcome.error;
       }
@@ -191,7 +191,12 @@ export class Bridge<C extends Attached = Attached> implements Parked {
     for (const w of this.waiting.values()) w.reject(rpcError(-32603, reason));
     this.waiting.clear();
     this.controller.abort(rpcError(-32603, reason));
-    this.onEnd(this);
+    this.ended();
+  }
+
+  /** Tells the table the bridge ended; one that never parked has no id and was never in a table. */
+  private ended(): void {
+    if (this.key !== undefined) this.onEnd(this);
   }
 }
 

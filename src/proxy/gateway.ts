@@ -30,6 +30,9 @@ import { runTool } from "./tools/pipeline.js";
 import { ToolRegistries } from "./tools/registry.js";
 import { Traffic, warnInFlight } from "./traffic.js";
 
+/** Parsed selections kept per client profile (§ Gateway.parsed). */
+const SELECTIONS_KEPT = 256;
+
 /** What opening a session takes: all of it worked out by the door from one caller value. */
 export interface Opening {
   readonly id: string;
@@ -77,6 +80,10 @@ export class Gateway implements SessionHost {
   readonly tools: ToolRegistries;
   readonly authorization?: SessionAuthorization;
   private readonly cache = new ResolutionCache();
+  private selections: {
+    catalog: Catalog | undefined;
+    byProfile: Map<ClientProfile | undefined, Map<string, SelectResult>>;
+  } = { catalog: undefined, byProfile: new Map() };
   private current: Catalog;
 
   constructor(
@@ -163,8 +170,26 @@ export class Gateway implements SessionHost {
 
   /** `profile`: the client's (client-profiles.ts), matched at initialize or per 2026-07-28 request. */
   select(query: string, principal?: Principal, profile?: ClientProfile): SelectResult {
-    const r = selectFor(this.catalog, query, selectionOptions(this.options), profile);
+    const r = this.parsed(query, profile);
     return r.ok ? { ok: true, selection: withAccess(this.catalog, r.selection, principal) } : r;
+  }
+
+  /**
+   * The selection a query names for a profile, parsed once per catalog: a 2026-07-28 client sends its URL with
+   * every request. Selections are frozen values; at most SELECTIONS_KEPT queries per profile are kept, the
+   * oldest going first.
+   */
+  private parsed(query: string, profile: ClientProfile | undefined): SelectResult {
+    const catalog = this.catalog;
+    if (this.selections.catalog !== catalog) this.selections = { catalog, byProfile: new Map() };
+    let kept = this.selections.byProfile.get(profile);
+    if (!kept) this.selections.byProfile.set(profile, (kept = new Map()));
+    const hit = kept.get(query);
+    if (hit) return hit;
+    const r = selectFor(catalog, query, selectionOptions(this.options), profile);
+    if (kept.size >= SELECTIONS_KEPT) kept.delete(kept.keys().next().value as string);
+    kept.set(query, r);
+    return r;
   }
 
   /** The upstreams a selection needs. */
