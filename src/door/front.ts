@@ -159,6 +159,7 @@ export class Front {
       address: arrival.address,
       proxies: this.proxies,
       authenticated: this.identity.on(catalog),
+      ipv6Prefix: this.admission.limits().ipv6Prefix,
     });
   }
 
