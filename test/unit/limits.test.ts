@@ -254,6 +254,17 @@ describe("limits: instance slots", () => {
     await s.reserve(want(sessionRef("u", "n3")), "client");
   });
 
+  test("an instance whose session holds a parked call or a listen stream is never taken, however long ago it was used", async () => {
+    // Before (#25), only requests in flight kept an instance: a newcomer ended the session of a parked call.
+    const { s, add, ended, closed } = slots(2);
+    const parked = Object.assign(add("a", 1), { holding: true });
+    const idle = add("b", 50);
+    await s.reserve(want(sessionRef("u", "d")), "client");
+    expect(ended).toEqual([idle]);
+    expect(closed).toEqual([idle.ref.id]);
+    expect(ended).not.toContain(parked);
+  });
+
   test("an instance nobody uses goes before any in use", async () => {
     const { s, add, running, closed } = slots(2);
     add("a", 1);
