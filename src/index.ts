@@ -7,6 +7,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { Principal } from "./auth/types.js";
 import type { Limits } from "./catalog/limits.js";
 import type { Catalog, Upstream } from "./catalog/types.js";
+import type { FdGauge } from "./door/fd-headroom.js";
 import { createFront, type Front } from "./door/front.js";
 import { createHttpHandler, defaultHandlerOptions, type HandlerOptions } from "./http/handler.js";
 import { type WebRequestInfo, webRequest } from "./http/web.js";
@@ -22,6 +23,7 @@ export type { AuthConfig, Principal, Requires } from "./auth/types.js";
 export { compileTexts, loadCatalog } from "./catalog/load.js";
 export type { Catalog, Member, Toolset, Upstream } from "./catalog/types.js";
 export { type ConfigError, formatConfigError } from "./config/errors.js";
+export type { FdGauge } from "./door/fd-headroom.js";
 export { createLogger, type Logger } from "./log.js";
 export { openTokenStore } from "./oauth/store/open.js";
 export { Tickets } from "./oauth/ticket.js";
@@ -44,6 +46,11 @@ export interface ToolpacksOptions extends Partial<HandlerOptions> {
   readonly limits?: Partial<Limits>;
   /** Proxies (addresses or ADDRESS/PREFIX) whose X-Forwarded-For names the client, for per-client limits. */
   readonly trustedProxies?: readonly string[];
+  /**
+   * Open file descriptors and their limit, for the headroom check (default: this process's, read from /proc on
+   * Linux; elsewhere no check). An embedder that counts them itself, or a test, passes its own.
+   */
+  readonly fds?: FdGauge;
   /** serverInfo.name (default: the config's name). */
   readonly name?: string;
   /** What a URL naming nothing gets, in URL spelling (`only=docs`). */
@@ -123,6 +130,7 @@ export function createToolpacks(catalog: Catalog, options: ToolpacksOptions = {}
       sessionSecret: options.sessionSecret,
       limits: options.limits,
       trustedProxies: options.trustedProxies,
+      fds: options.fds,
     },
   );
   const handlerOptions: Partial<HandlerOptions> = {};

@@ -17,6 +17,20 @@ export interface Limits {
   readonly pendingOutputBytes: number;
   /** How long a response stream may hold unsent output while its reader takes none of it. */
   readonly stalledReaderMs: number;
+  /** 2026-07-28 contexts kept at once: past it the least recently used idle one is closed, else 503. */
+  readonly contexts: number;
+  /** 2026-07-28 contexts of one client: past it its own least recently used idle one is closed, else 503. */
+  readonly contextsPerClient: number;
+  /** Open `subscriptions/listen` streams in total. */
+  readonly listenStreams: number;
+  /** Open `subscriptions/listen` streams of one client, across all its contexts. */
+  readonly listenStreamsPerClient: number;
+  /** Calls parked for a 2026-07-28 client's retry (input_required rounds), in total. */
+  readonly parkedCalls: number;
+  /** Calls parked for the retries of one client. */
+  readonly parkedCallsPerClient: number;
+  /** IPv6 clients are counted by this prefix of their address (a /64 is one subscriber's network). */
+  readonly ipv6Prefix: number;
 }
 
 export const DEFAULT_LIMITS: Limits = Object.freeze({
@@ -27,6 +41,13 @@ export const DEFAULT_LIMITS: Limits = Object.freeze({
   requestsPerSession: 100,
   pendingOutputBytes: 1024 * 1024,
   stalledReaderMs: 30_000,
+  contexts: 1024,
+  contextsPerClient: 256,
+  listenStreams: 1024,
+  listenStreamsPerClient: 64,
+  parkedCalls: 1024,
+  parkedCallsPerClient: 64,
+  ipv6Prefix: 64,
 });
 
 /** Each key as written → how it compiles. */
@@ -38,6 +59,13 @@ const KEYS: readonly [keyof LimitsSpec, keyof Limits, number][] = [
   ["requests_per_session", "requestsPerSession", 1],
   ["pending_output_bytes", "pendingOutputBytes", 1],
   ["stalled_reader_timeout", "stalledReaderMs", 1000],
+  ["contexts", "contexts", 1],
+  ["contexts_per_client", "contextsPerClient", 1],
+  ["listen_streams", "listenStreams", 1],
+  ["listen_streams_per_client", "listenStreamsPerClient", 1],
+  ["parked_calls", "parkedCalls", 1],
+  ["parked_calls_per_client", "parkedCallsPerClient", 1],
+  ["ipv6_prefix", "ipv6Prefix", 1],
 ];
 
 /** The limits the files set (each key: the first file that sets it), the rest at their defaults. */

@@ -88,6 +88,13 @@ export interface LimitsSpec {
   requests_per_session?: number;
   pending_output_bytes?: number;
   stalled_reader_timeout?: number;
+  contexts?: number;
+  contexts_per_client?: number;
+  listen_streams?: number;
+  listen_streams_per_client?: number;
+  parked_calls?: number;
+  parked_calls_per_client?: number;
+  ipv6_prefix?: number;
 }
 
 /** One entry of `clients:` as written (compiled by src/catalog/clients.ts). */

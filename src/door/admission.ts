@@ -1,10 +1,11 @@
 /**
  * @module The one set of limits on what callers make the proxy hold (SPEC §7.6), applied at the door with one
- * refusal shape: sessions and 2026-07-28 contexts (in total and per client), requests in flight per session, and
- * the slots and start rate of isolated upstream instances. Past a total, idle sessions make room, taken from the
- * client that holds the most first and never from a client under its fair share; a session with a request in
- * flight, an open stream or a parked call is never taken. Every limit reached is counted and said (loudly once a
- * minute per limit).
+ * refusal shape: sessions and 2026-07-28 contexts (in total and per client), requests in flight per session,
+ * `subscriptions/listen` streams and calls parked for a retry (in total and per client, across all of a client's
+ * contexts), the slots and start rate of isolated upstream instances, and file-descriptor headroom. Past a total,
+ * idle sessions make room, taken from the client that holds the most first and never from a client under its
+ * fair share; a session with a request in flight, an open stream or a parked call is never taken. Every limit
+ * reached is counted and said (loudly once a minute per limit).
  */
 import { type Limits, withOverrides } from "../catalog/limits.js";
 import type { Catalog } from "../catalog/types.js";
@@ -13,11 +14,8 @@ import type { Logger } from "../log.js";
 import type { Registry, SessionKind } from "../proxy/registry.js";
 import type { InstanceRef } from "../upstream/instance.js";
 import { errors, WireError } from "../wire/errors.js";
+import { type FdGauge, FdHeadroom, procFdGauge } from "./fd-headroom.js";
 import { InstanceSlots } from "./instance-slots.js";
-
-/** 2026-07-28 contexts kept at once, and by one client (SPEC §7.6). */
-const MAX_CONTEXTS = 1024;
-const MAX_CONTEXTS_PER_CLIENT = 256;
 
 /** What admission needs of a session. */
 export interface Admitted {
@@ -45,6 +43,10 @@ export interface AdmissionDeps<S extends Admitted> {
   readonly isolated: (upstream: string) => readonly InstanceRef[];
   readonly exists: (ref: InstanceRef) => boolean;
   readonly closeInstance: (ref: InstanceRef) => Promise<void>;
+  /** Calls parked for a retry, of one client (of every client, without one). */
+  readonly parked?: (client?: string) => number;
+  /** Open file descriptors and their limit (default: this process's, from /proc; none: no headroom check). */
+  readonly fds?: FdGauge;
 }
 
 /** A place taken for a session while it opens: `bind` once it is registered, `release` if it failed. */
@@ -59,9 +61,14 @@ export class Admission<S extends Admitted> {
   /** Places taken by sessions still opening, by kind and client (they count, so concurrent opens cannot overshoot). */
   private readonly opening = new Map<string, number>();
   private memo: { catalog: Catalog; limits: Limits } | undefined;
+  /** Open listen streams, by client. */
+  private readonly listening = new Map<string, number>();
+  private listeningTotal = 0;
+  private readonly fds: FdHeadroom;
 
   constructor(private readonly deps: AdmissionDeps<S>) {
     this.notices = new LimitNotices(deps.logger, deps.now);
+    this.fds = new FdHeadroom(deps.fds ?? procFdGauge(), deps.now);
     this.slots = new InstanceSlots<S>({
       isolated: deps.isolated,
       exists: deps.exists,
@@ -96,9 +103,11 @@ export class Admission<S extends Admitted> {
    * idle ones are ended to make room (see the module), refused when none may be.
    */
   async admit(kind: "session" | "context", client: string): Promise<Ticket | WireError> {
+    const low = this.headroom(client);
+    if (low) return low;
     const limits = this.limits();
-    const total = kind === "session" ? limits.sessions : MAX_CONTEXTS;
-    const perClient = kind === "session" ? limits.sessionsPerClient : MAX_CONTEXTS_PER_CLIENT;
+    const total = kind === "session" ? limits.sessions : limits.contexts;
+    const perClient = kind === "session" ? limits.sessionsPerClient : limits.contextsPerClient;
     const mine = this.held(kind, client);
     if (mine >= perClient) {
       if (kind === "session")
@@ -128,6 +137,73 @@ export class Admission<S extends Admitted> {
       else this.opening.delete(key);
     };
     return { bind: settle, release: settle };
+  }
+
+  /**
+   * Refused while free file descriptors are fewer than the headroom (SPEC §7.6): what would hold new ones
+   * (a session, a context, a listen stream, a session of one request) is not taken; what runs keeps going.
+   */
+  headroom(client: string): WireError | undefined {
+    const low = this.fds.low();
+    if (!low) return undefined;
+    this.deps.limited("fd_headroom");
+    this.notices.say(
+      "fd_headroom",
+      "new sessions and streams refused: the process is near its open-file limit",
+      {
+        client,
+        open: low.open,
+        limit: low.limit,
+      },
+    );
+    return errors.fdHeadroom(low.open, low.limit);
+  }
+
+  /**
+   * A place for one more `subscriptions/listen` stream of `client`, across all its contexts: the release to call
+   * when the stream ends, or the refusal (past `limits.listen_streams_per_client` or `limits.listen_streams`, or
+   * without fd headroom).
+   */
+  listen(client: string): (() => void) | WireError {
+    const low = this.headroom(client);
+    if (low) return low;
+    const limits = this.limits();
+    const mine = this.listening.get(client) ?? 0;
+    if (mine >= limits.listenStreamsPerClient)
+      return this.refuse(
+        "listen_streams_per_client",
+        errors.listenStreams(limits.listenStreamsPerClient, "client"),
+        client,
+      );
+    if (this.listeningTotal >= limits.listenStreams)
+      return this.refuse("listen_streams", errors.listenStreams(limits.listenStreams, "total"), client);
+    this.listening.set(client, mine + 1);
+    this.listeningTotal++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.listeningTotal--;
+      const n = (this.listening.get(client) ?? 1) - 1;
+      if (n > 0) this.listening.set(client, n);
+      else this.listening.delete(client);
+    };
+  }
+
+  /** Why one more call of `client` may not park for a retry (past `limits.parked_calls[_per_client]`), if so. */
+  park(client: string): WireError | undefined {
+    const parked = this.deps.parked;
+    if (!parked) return undefined;
+    const limits = this.limits();
+    if (parked(client) >= limits.parkedCallsPerClient)
+      return this.refuse(
+        "parked_calls_per_client",
+        errors.parkedCalls(limits.parkedCallsPerClient, true),
+        client,
+      );
+    if (parked() >= limits.parkedCalls)
+      return this.refuse("parked_calls", errors.parkedCalls(limits.parkedCalls, false), client);
+    return undefined;
   }
 
   /** `n` more requests for a session: refused past `limits.requests_per_session`. */
@@ -183,7 +259,7 @@ export class Admission<S extends Admitted> {
     const counts = this.deps.registry.holders(kind);
     if (!counts.has(newcomer)) counts.set(newcomer, 0);
     const limits = this.limits();
-    const total = kind === "session" ? limits.sessions : MAX_CONTEXTS;
+    const total = kind === "session" ? limits.sessions : limits.contexts;
     const fair = Math.max(1, Math.floor(total / counts.size));
     const idle = new Map<string, S[]>();
     for (const s of this.deps.registry.values()) {
@@ -221,7 +297,7 @@ export class Admission<S extends Admitted> {
 
   private refuse(limit: string, refusal: WireError, client: string): WireError {
     this.deps.limited(limit);
-    this.notices.say(limit, "new sessions refused: a session limit is reached", { client });
+    this.notices.say(limit, `refused: limits.${limit} is reached`, { client });
     return refusal;
   }
 }

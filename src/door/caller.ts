@@ -61,6 +61,8 @@ export interface CallerInput {
   readonly proxies: TrustedProxies;
   /** `auth:` is on: the bearer token names the client. */
   readonly authenticated: boolean;
+  /** IPv6 clients count by this prefix (`limits.ipv6_prefix`). */
+  readonly ipv6Prefix?: number;
 }
 
 export function callerOf(catalog: Catalog, input: CallerInput): Caller {
@@ -69,6 +71,7 @@ export function callerOf(catalog: Catalog, input: CallerInput): Caller {
   const client = clientKeyOf(input.address, input.headers, {
     proxies: input.proxies,
     authenticated: input.authenticated,
+    ...(input.ipv6Prefix !== undefined ? { ipv6Prefix: input.ipv6Prefix } : {}),
     ...(identity !== undefined ? { principal: identity } : {}),
   });
   const upstreams = upstreamsOf(catalog, selection);

@@ -51,11 +51,18 @@ export class Contexts {
       this.release(session);
       return busy;
     }
+    // A listen stream is held until the client closes it: it counts against its client across all contexts.
+    const listening = m.method === "subscriptions/listen" ? this.admission.listen(caller.client) : undefined;
+    if (listening instanceof WireError) {
+      this.release(session);
+      return listening;
+    }
     session.exchangeStarted();
     return {
       session,
       client: caller.client,
       done: () => {
+        listening?.();
         session.exchangeEnded();
         session.lastSeen = this.gateway.now();
         this.release(session);
@@ -114,7 +121,10 @@ export class Contexts {
   }
 
   private async open(caller: Caller, id: string, kind: "context" | "request"): Promise<Session | WireError> {
-    const ticket = kind === "context" ? await this.admission.admit("context", caller.client) : undefined;
+    const ticket =
+      kind === "context"
+        ? await this.admission.admit("context", caller.client)
+        : this.admission.headroom(caller.client);
     if (ticket instanceof WireError) return ticket;
     // Captured values belong to the credential values and identity (any selection, any replica); callers with
     // neither get bearer handles (SPEC §8.5).

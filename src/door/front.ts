@@ -26,6 +26,7 @@ import { type Caller, callerOf, type Era } from "./caller.js";
 import { type TrustedProxies, trustedProxies } from "./client-key.js";
 import { consoleSource } from "./console-source.js";
 import { Contexts, type Served } from "./contexts.js";
+import type { FdGauge } from "./fd-headroom.js";
 import { Identity } from "./identity.js";
 import { LegacySessions } from "./sessions.js";
 
@@ -52,6 +53,8 @@ export interface FrontOptions {
   readonly limits?: Partial<Limits> | undefined;
   /** Proxies (addresses or ADDRESS/PREFIX) whose X-Forwarded-For names the client, for per-client limits. */
   readonly trustedProxies?: readonly string[] | undefined;
+  /** Open file descriptors and their limit, for the headroom check (default: this process's, from /proc). */
+  readonly fds?: FdGauge | undefined;
 }
 
 /** The door. */
@@ -85,7 +88,11 @@ export class Front {
       isolated: (u) => gateway.pool.isolated(u),
       exists: (ref) => gateway.pool.existing(ref) !== undefined,
       closeInstance: (ref) => gateway.pool.closeNow(ref),
+      parked: (client) => gateway.bridges.count(client),
+      ...(options.fds ? { fds: options.fds } : {}),
     });
+    // Calls parked for a retry count against their client under the same limits.
+    gateway.bridges.refusal = (client) => this.admission.park(client);
     this.sessions = new LegacySessions(gateway, this.admission, options);
     this.contexts = new Contexts(gateway, this.admission, options.sessionIdleMs);
   }
@@ -159,6 +166,7 @@ export class Front {
       address: arrival.address,
       proxies: this.proxies,
       authenticated: this.identity.on(catalog),
+      ipv6Prefix: this.admission.limits().ipv6Prefix,
     });
   }
 

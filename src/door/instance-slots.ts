@@ -1,7 +1,7 @@
 /**
  * @module Slots for per-credential and per-session upstream instances (`max_instances` per upstream). A session
  * that needs a new instance when the upstream's slots are full takes the slot of an idle one: no session using it
- * has a request in flight, least recently used first (one nobody uses any more before any other); its sessions
+ * has a request in flight, an open stream or a parked call, least recently used first (one nobody uses any more before any other); its sessions
  * are ended. Only when none is idle is the newcomer refused. New instances are also rate-limited per client
  * (`limits.instances_per_minute`, a token bucket), so no client can churn through everyone's slots.
  */
@@ -15,6 +15,8 @@ export interface SlotUser {
   readonly lastSeen: number;
   /** Its requests in flight (none: it is idle). */
   readonly busy: number;
+  /** Something of it is open that ending it would cut (a stream, a listen stream, a parked call): not idle. */
+  readonly holding?: boolean;
 }
 
 export interface SlotDeps<S extends SlotUser> {
@@ -103,13 +105,13 @@ export class InstanceSlots<S extends SlotUser> {
     }
   }
 
-  /** The idle instance used least recently (one nobody uses first), or undefined when every one is busy. */
+  /** The idle instance used least recently (one nobody uses first), or undefined when every one is busy or held. */
   private idlest(running: readonly InstanceRef[]): InstanceRef | undefined {
     let best: InstanceRef | undefined;
     let bestUse = Number.POSITIVE_INFINITY;
     for (const ref of running) {
       const users = this.deps.users(ref);
-      if (users.some((s) => s.busy > 0)) continue;
+      if (users.some((s) => s.busy > 0 || s.holding === true)) continue;
       const lastUse = users.length ? Math.max(...users.map((s) => s.lastSeen)) : Number.NEGATIVE_INFINITY;
       if (lastUse < bestUse || best === undefined) {
         best = ref;

@@ -6,6 +6,7 @@
  * comes next: the result, or another round.
  */
 import { randomBytes } from "node:crypto";
+import { errors } from "../wire/errors.js";
 import { rpcError } from "./errors.js";
 import type { Params } from "./peer.js";
 
@@ -30,6 +31,8 @@ export interface Parked {
   readonly upstream: string;
   /** The session (or 2026-07-28 context) whose instance runs the parked call: its retry is served there. */
   readonly holder: object;
+  /** The client whose retry it waits for: parked calls count against it (SPEC §7.6). */
+  readonly client: string;
   cancel(reason: string): void;
 }
 
@@ -59,6 +62,7 @@ export class Bridge<C extends Attached = Attached> implements Parked {
   constructor(
     readonly upstream: string,
     readonly holder: object,
+    readonly client: string,
     /** How long a parked round waits for the client's retry before the upstream's requests fail. */
     private readonly timeoutMs: number,
     private readonly onEnd: (bridge: Parked) => void,
@@ -200,16 +204,31 @@ export class Bridge<C extends Attached = Attached> implements Parked {
   }
 }
 
-/** The bridges parked on this replica, by id. Bounded: past it, an upstream's request is refused at once. */
+/**
+ * The bridges parked on this replica, by id, counted by holder and by client. Bounded: a round that would park a
+ * call past `refusal` ends with that error (and the upstream call is cancelled).
+ */
 export class BridgeTable {
   private readonly bridges = new Map<string, Parked>();
   private readonly held = new Map<object, number>();
+  private readonly byClient = new Map<string, number>();
+  /**
+   * Why a call of `client` may not park now (undefined: it may). The door sets it to the limits in force
+   * (`limits.parked_calls`, `parked_calls_per_client`); until then only `max` in total.
+   */
+  refusal: (client: string) => Error | undefined = () =>
+    this.bridges.size >= this.max ? errors.parkedCalls(this.max, false) : undefined;
 
   constructor(
     readonly max = 1024,
     /** Called when a holder's last parked bridge leaves the table. */
     private readonly onRelease: (holder: object) => void = () => {},
   ) {}
+
+  /** Parked calls of one client (of every client, without one). */
+  count(client?: string): number {
+    return client === undefined ? this.bridges.size : (this.byClient.get(client) ?? 0);
+  }
 
   /** Whether a parked bridge runs on this holder's instances. */
   holds(holder: object): boolean {
@@ -220,14 +239,11 @@ export class BridgeTable {
     return this.bridges.size;
   }
 
-  get full(): boolean {
-    return this.bridges.size >= this.max;
-  }
-
   add(bridge: Parked): void {
     if (this.bridges.has(bridge.id)) return;
     this.bridges.set(bridge.id, bridge);
     this.held.set(bridge.holder, (this.held.get(bridge.holder) ?? 0) + 1);
+    this.byClient.set(bridge.client, (this.byClient.get(bridge.client) ?? 0) + 1);
   }
 
   get(id: string): Parked | undefined {
@@ -237,6 +253,9 @@ export class BridgeTable {
   delete(bridge: Parked): void {
     if (this.bridges.get(bridge.id) !== bridge) return;
     this.bridges.delete(bridge.id);
+    const c = (this.byClient.get(bridge.client) ?? 1) - 1;
+    if (c > 0) this.byClient.set(bridge.client, c);
+    else this.byClient.delete(bridge.client);
     const n = (this.held.get(bridge.holder) ?? 1) - 1;
     if (n > 0) this.held.set(bridge.holder, n);
     else {
@@ -249,5 +268,6 @@ export class BridgeTable {
     for (const b of [...this.bridges.values()]) b.cancel("toolpacks is shutting down");
     this.bridges.clear();
     this.held.clear();
+    this.byClient.clear();
   }
 }

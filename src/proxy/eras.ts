@@ -112,7 +112,14 @@ export async function bridged(
       session: s.digest,
       input_timeout_ms: timeoutMs,
     });
-  const bridge = new Bridge<Call>(route.upstream, s, timeoutMs, (b) => table.delete(b), expired);
+  const bridge = new Bridge<Call>(
+    route.upstream,
+    s,
+    clientOf(s, call),
+    timeoutMs,
+    (b) => table.delete(b),
+    expired,
+  );
   const ref = s.ref(route.upstream);
   const end = s.host.traffic.begin(ref, s);
   const asked = (r: { method: string; params?: Params }, signal: AbortSignal): Promise<Params> => {
@@ -173,9 +180,10 @@ async function round(
     const step = await bridge.next();
     if ("done" in step) return step.done;
     const table = s.host.bridges;
-    if (table.full) {
+    const refused = table.refusal(bridge.client);
+    if (refused) {
       bridge.cancel("too many calls are waiting for input");
-      throw rpcError(-32603, `too many calls are waiting for input (at most ${table.max})`);
+      throw refused;
     }
     table.add(bridge);
     bridge.park();

@@ -183,7 +183,10 @@ export class Gateway implements SessionHost {
     const catalog = this.catalog;
     if (this.selections.catalog !== catalog) this.selections = { catalog, byProfile: new Map() };
     let kept = this.selections.byProfile.get(profile);
-    if (!kept) this.selections.byProfile.set(profile, (kept = new Map()));
+    if (!kept) {
+      kept = new Map();
+      this.selections.byProfile.set(profile, kept);
+    }
     const hit = kept.get(query);
     if (hit) return hit;
     const r = selectFor(catalog, query, selectionOptions(this.options), profile);

@@ -6,6 +6,7 @@
 import type { RequestId } from "@modelcontextprotocol/sdk/types.js";
 import { META_KEYS } from "../modern/wire.js";
 import { routeUri } from "../resolve.js";
+import { errors } from "../wire/errors.js";
 import { rpcError } from "./errors.js";
 import type { Params, Peer } from "./peer.js";
 import type { Call, SessionState } from "./state.js";
@@ -45,9 +46,7 @@ export class Listeners implements ListenHost {
 
   /** Serves one listen request until its stream ends (the client closes it, or cancels it on stdio). */
   async listen(params: Params, call: Call): Promise<Params> {
-    if (this.streams.size >= MAX_LISTENERS) {
-      throw rpcError(-32603, `Subscription limit reached (at most ${MAX_LISTENERS} listen streams at once)`);
-    }
+    if (this.streams.size >= MAX_LISTENERS) throw errors.listenStreams(MAX_LISTENERS);
     const wanted = (params.notifications ?? {}) as Record<string, unknown>;
     const caps = this.s.capabilities;
     const offered: Record<Kind, boolean> = {

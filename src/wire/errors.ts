@@ -176,8 +176,8 @@ export const errors = {
     refusal(
       503,
       perClient
-        ? `Service Unavailable: this client holds its most 2026-07-28 contexts (${max}, one per selection and credentials) and every one has a request in flight, a listen stream or a parked call; retry later`
-        : `Service Unavailable: the server holds its most 2026-07-28 contexts (${max}) and none is idle; retry later`,
+        ? `Service Unavailable: this client holds its most 2026-07-28 contexts (limits.contexts_per_client: ${max}, one per selection and credentials) and every one has a request in flight, a listen stream or a parked call; retry later`
+        : `Service Unavailable: the server holds its most 2026-07-28 contexts (limits.contexts: ${max}) and none may be closed for this client; retry later`,
       retryAfter(30),
     ),
   instancesPerMinute: (rate: number, seconds: number) =>
@@ -195,13 +195,39 @@ export const errors = {
     ),
   subscriptions: (max: number) =>
     new WireError(CODE.connectionClosed, `a session may hold at most ${max} resource subscriptions`),
-  listenStreams: (max: number) =>
-    errors.internal(`Subscription limit reached (at most ${max} listen streams at once)`),
+  /** Listen streams of one session or context (in band), of one client, or in total (refused at the door: 503). */
+  listenStreams: (max: number, whose: "session" | "client" | "total" = "session") =>
+    whose === "session"
+      ? errors.internal(`Subscription limit reached (at most ${max} listen streams at once)`)
+      : new WireError(
+          CODE.internalError,
+          whose === "client"
+            ? `Subscription limit reached: this client has ${max} listen streams open, the most one client may across its contexts (limits.listen_streams_per_client: ${max}); close one first`
+            : `Subscription limit reached: the server holds its most listen streams (limits.listen_streams: ${max}); retry later`,
+          { limit: whose === "client" ? "listen_streams_per_client" : "listen_streams", max },
+          503,
+          retryAfter(30),
+        ),
+  /** The process is near its open-file limit: nothing new that would hold descriptors is taken. */
+  fdHeadroom: (open: number, limit: number) =>
+    refusal(
+      503,
+      `Service Unavailable: the server is near its limit of open files (${open} of ${limit} open); new sessions, contexts and listen streams are refused until some close; retry later`,
+      retryAfter(5),
+      { limit: "fd_headroom" },
+    ),
   clientWaiting: (max: number, method: string) =>
     errors.internal(
       `the client already has ${max} requests of this session waiting for its answer; ${method} is refused`,
     ),
-  parkedCalls: (max: number) => errors.internal(`too many calls are waiting for input (at most ${max})`),
+  parkedCalls: (max: number, perClient: boolean) =>
+    new WireError(
+      CODE.internalError,
+      perClient
+        ? `too many calls of this client are waiting for input (at most ${max}, limits.parked_calls_per_client): answer or drop one first`
+        : `too many calls are waiting for input (at most ${max}, limits.parked_calls)`,
+      { limit: perClient ? "parked_calls_per_client" : "parked_calls", max },
+    ),
 
   // ── calls ────────────────────────────────────────────────────────────────────────────────────────────────
   noToolName: () => errors.invalidParams("tools/call needs a tool name"),

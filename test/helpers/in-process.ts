@@ -19,7 +19,7 @@ import { createToolpacks, type Toolpacks, type ToolpacksOptions } from "../../sr
 import { silentLogger } from "../../src/log.js";
 import { StdioServerTransport } from "../../src/stdio-server.js";
 
-const V2026 = "2026-07-28";
+export const V2026 = "2026-07-28";
 export const V2025 = "2025-11-25";
 
 /** Calls of the `slow` tool held until released, per server. */

@@ -25,7 +25,7 @@ async function settle(): Promise<void> {
 describe("a bridged call", () => {
   test("requests the upstream asks at the same moment go out in one round", async () => {
     const table = new BridgeTable();
-    const b = new Bridge("up", {}, 60_000, (x) => table.delete(x));
+    const b = new Bridge("up", {}, "client", 60_000, (x) => table.delete(x));
     const upstream = new Promise<Record<string, unknown>>(() => {});
     b.hold(upstream);
     const { call } = attached();
@@ -44,7 +44,7 @@ describe("a bridged call", () => {
   });
 
   test("an answer goes to the request of its key; a request left unanswered is asked again", async () => {
-    const b = new Bridge("up", {}, 60_000, () => {});
+    const b = new Bridge("up", {}, "client", 60_000, () => {});
     let finish!: (r: Record<string, unknown>) => void;
     b.hold(new Promise((ok) => (finish = ok)));
     b.attach(attached().call, undefined);
@@ -65,7 +65,7 @@ describe("a bridged call", () => {
   });
 
   test("the call's result ends the rounds", async () => {
-    const b = new Bridge("up", {}, 60_000, () => {});
+    const b = new Bridge("up", {}, "client", 60_000, () => {});
     b.hold(Promise.resolve({ content: [{ type: "text", text: "done" }] }));
     b.attach(attached().call, undefined);
     expect(await b.next()).toEqual({ done: { content: [{ type: "text", text: "done" }] } });
@@ -77,6 +77,7 @@ describe("a bridged call", () => {
     const b = new Bridge(
       "up",
       {},
+      "client",
       5_000,
       (x) => table.delete(x),
       (x) => void expired.push(x.upstream),
@@ -99,7 +100,7 @@ describe("a bridged call", () => {
   });
 
   test("progress reaches the attached request under its own token, and nothing reaches a parked one", async () => {
-    const b = new Bridge("up", {}, 60_000, () => {});
+    const b = new Bridge("up", {}, "client", 60_000, () => {});
     const first = attached();
     b.attach(first.call, "tok-1");
     b.progress({ progress: 1 });
@@ -118,16 +119,18 @@ describe("the bridge table", () => {
     const released: object[] = [];
     const table = new BridgeTable(2, (h) => void released.push(h));
     const holder = {};
-    const a = new Bridge("up", holder, 1, () => {});
-    const b = new Bridge("up", holder, 1, () => {});
+    const a = new Bridge("up", holder, "client", 1, () => {});
+    const b = new Bridge("up", holder, "client", 1, () => {});
     table.add(a);
     table.add(b);
-    expect(table.full).toBe(true);
+    expect(table.refusal("client")?.message).toMatch(/at most 2, limits\.parked_calls/);
+    expect(table.count("client")).toBe(2);
     expect(table.holds(holder)).toBe(true);
     table.delete(a);
     expect(released).toEqual([]);
     table.delete(b);
     expect(released).toEqual([holder]);
     expect(table.holds(holder)).toBe(false);
+    expect(table.count("client")).toBe(0);
   });
 });

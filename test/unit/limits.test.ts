@@ -27,12 +27,19 @@ describe("limits: in the config", () => {
       requestsPerSession: 100,
       pendingOutputBytes: 1_048_576,
       stalledReaderMs: 30_000,
+      contexts: 1024,
+      contextsPerClient: 256,
+      listenStreams: 1024,
+      listenStreamsPerClient: 64,
+      parkedCalls: 1024,
+      parkedCallsPerClient: 64,
+      ipv6Prefix: 64,
     });
   });
 
   test("each key compiles (the timeout in seconds), the first file that sets a key wins, and options override", () => {
     const c = catalogOf(
-      "upstreams: { u: { command: x } }\nlimits: { sessions: 50, sessions_per_client: 5, instances_per_minute: 2, batch: 10, requests_per_session: 7, pending_output_bytes: 65536, stalled_reader_timeout: 2.5 }\n",
+      "upstreams: { u: { command: x } }\nlimits: { sessions: 50, sessions_per_client: 5, instances_per_minute: 2, batch: 10, requests_per_session: 7, pending_output_bytes: 65536, stalled_reader_timeout: 2.5, contexts: 9, contexts_per_client: 3, listen_streams: 8, listen_streams_per_client: 2, parked_calls: 6, parked_calls_per_client: 1, ipv6_prefix: 56 }\n",
     );
     expect(c.limits).toEqual({
       sessions: 50,
@@ -42,6 +49,13 @@ describe("limits: in the config", () => {
       requestsPerSession: 7,
       pendingOutputBytes: 65536,
       stalledReaderMs: 2500,
+      contexts: 9,
+      contextsPerClient: 3,
+      listenStreams: 8,
+      listenStreamsPerClient: 2,
+      parkedCalls: 6,
+      parkedCallsPerClient: 1,
+      ipv6Prefix: 56,
     });
     expect(withOverrides(c.limits, { batch: 3 })).toMatchObject({ batch: 3, sessions: 50 });
     expect(withOverrides(DEFAULT_LIMITS, {})).toBe(DEFAULT_LIMITS);
@@ -238,6 +252,17 @@ describe("limits: instance slots", () => {
     r1();
     r2();
     await s.reserve(want(sessionRef("u", "n3")), "client");
+  });
+
+  test("an instance whose session holds a parked call or a listen stream is never taken, however long ago it was used", async () => {
+    // Before (#25), only requests in flight kept an instance: a newcomer ended the session of a parked call.
+    const { s, add, ended, closed } = slots(2);
+    const parked = Object.assign(add("a", 1), { holding: true });
+    const idle = add("b", 50);
+    await s.reserve(want(sessionRef("u", "d")), "client");
+    expect(ended).toEqual([idle]);
+    expect(closed).toEqual([idle.ref.id]);
+    expect(ended).not.toContain(parked);
   });
 
   test("an instance nobody uses goes before any in use", async () => {
