@@ -45,7 +45,12 @@ export function verdicts(results) {
   const tp = results.echo["toolpacks-http"] ?? {};
   const out = [];
   const add = (target, measured, goal, ok) =>
-    out.push({ target, measured, goal, status: ok === undefined ? "not measured" : ok ? "met" : "not met" });
+    out.push({
+      target,
+      measured,
+      goal,
+      status: ok === null ? "measured" : ok === undefined ? "not measured" : ok ? "met" : "not met",
+    });
   const cpu = tp.seq?.cpuPerCall;
   add(
     "proxy CPU per forwarded call",
@@ -97,6 +102,26 @@ export function verdicts(results) {
     "proxy CPU per 2025 call, 16 concurrent",
     "the bare node:http hop",
   );
+  // What the issue's ratios to the bare hop leave out: every proxy of this shape also writes to and reads from
+  // the upstream's pipe. The relay makes exactly those two hops and nothing else.
+  const relay = results.echo.relay ?? {};
+  for (const [phase, label] of [
+    ["seq", "sequential"],
+    ["c16", "16 concurrent"],
+  ]) {
+    const a = phase === "seq" ? cpu : tp.c16?.cpuPerCall;
+    const b = relay[phase]?.cpuPerCall;
+    const floor = bare[phase]?.cpuPerCall;
+    const ok = Number.isFinite(a) && Number.isFinite(b);
+    add(
+      `proxy CPU per 2025 call, ${label}, vs the bare relay`,
+      ok
+        ? `${fmt(a)} µs ÷ ${fmt(b)} µs = ${fmt(a / b, 2)}× (the relay itself: ${fmt(b / floor, 2)}× the bare hop)`
+        : "–",
+      "what toolpacks' features cost over the two hops",
+      ok ? null : undefined,
+    );
+  }
   ratio(
     results.echo["toolpacks-http-2026"]?.seq?.cpuPerCall,
     cpu,

@@ -185,6 +185,20 @@ export function targets(root) {
       },
     },
     {
+      name: "relay",
+      label: "bare relay: node:http to the same stdio upstream (ids rewritten, nothing else)",
+      kind: "ceiling",
+      echoOnly: true,
+      note: "the floor of a proxy of this shape: its two hops (the HTTP socket, the upstream's pipe) and no feature",
+      async start(_ctx, up) {
+        const child = start("node", [join(root, "bench/lib/bare-relay.js"), up.command, ...up.args], {
+          cwd: root,
+        });
+        const m = await waitForStderr(child, LISTENING);
+        return httpHandle(child, m[1]);
+      },
+    },
+    {
       name: "bare",
       label: "bare node:http hop (fixed result)",
       kind: "ceiling",
