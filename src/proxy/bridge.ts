@@ -6,7 +6,7 @@
  * comes next: the result, or another round.
  */
 import { randomBytes } from "node:crypto";
-import { rpcError } from "./errors.js";
+import { errors } from "../wire/errors.js";
 import type { Params } from "./peer.js";
 
 /** A client request attached to a bridge (a Call, seen from here): it gets the call's notifications. */
@@ -75,8 +75,7 @@ export class Bridge<C extends Attached = Attached> implements Parked {
 
   private finish(outcome: NonNullable<Bridge["outcome"]>): void {
     this.outcome ??= outcome;
-    for (const w of this.waiting.values())
-      w.reject(rpcError(-32603, "the call ended before the client answered"));
+    for (const w of this.waiting.values()) w.reject(errors.callEnded());
     this.waiting.clear();
     this.wake?.();
   }
@@ -89,7 +88,7 @@ export class Bridge<C extends Attached = Attached> implements Parked {
       signal.addEventListener(
         "abort",
         () => {
-          if (this.waiting.delete(key)) reject(rpcError(-32603, "cancelled by the upstream"));
+          if (this.waiting.delete(key)) reject(errors.cancelledByUpstream());
         },
         { once: true },
       );
@@ -188,9 +187,9 @@ export class Bridge<C extends Attached = Attached> implements Parked {
   /** Ends the bridge: the waiting requests fail, the upstream call is cancelled. */
   cancel(reason: string): void {
     clearTimeout(this.timer);
-    for (const w of this.waiting.values()) w.reject(rpcError(-32603, reason));
+    for (const w of this.waiting.values()) w.reject(errors.bridgeEnded(reason));
     this.waiting.clear();
-    this.controller.abort(rpcError(-32603, reason));
+    this.controller.abort(errors.bridgeEnded(reason));
     this.onEnd(this);
   }
 }
