@@ -75,7 +75,11 @@ export function builtIns(
       viaCallTool: true,
       offered: (r) => services.toolsetsTool && offersToolsetsTool(r),
       definition: () => toolsetsToolDef,
-      run: ({ s }) => toolsetsToolResult(services.report(s.selection, s.resolution)),
+      run: ({ s, call }) => {
+        const unknown = call.client.unknown;
+        const selection = unknown ? { ...s.selection, unknown } : s.selection;
+        return toolsetsToolResult(services.report(selection, s.resolution));
+      },
     },
     {
       name: INSPECT_TOOL,
