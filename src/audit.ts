@@ -1,5 +1,6 @@
 /**
- * @module The audit log: one JSON line per tool call (who, what, where, how it ended) and per change of an
+ * @module The audit log: one JSON line per call (a tool, a prompt, a resource read; who, what, where, how it
+ * ended, refusals included) and per change of an
  * upstream OAuth grant, appended to a file or written to stderr; and how a subject is written everywhere (as is,
  * or as a digest). Never a token.
  */
@@ -10,16 +11,42 @@ import type { AuditSettings } from "./catalog/types.js";
 import type { Logger } from "./log.js";
 import type { Outcome } from "./metrics.js";
 
+/** What the audit log has a line for: a tool call (built-ins included), a prompt got, a resource read. */
+export type AuditMethod = "tools/call" | "prompts/get" | "resources/read";
+
+/**
+ * Why a call was refused before anything ran: a tool the session does not offer (unknown, or of a toolset the
+ * caller may not use), one that waits for the caller's authorization, a handle that names nothing, arguments its
+ * schema refuses, a prompt or a resource the session does not have.
+ */
+export type Refusal =
+  | "unknown_tool"
+  | "authorization_required"
+  | "bad_handle"
+  | "invalid_arguments"
+  | "unknown_prompt"
+  | "unknown_resource";
+
 /** One call, as the audit log writes it (after `time`). */
 export interface AuditEntry {
   /** The subject as configured (plain or digest); null when nobody is signed in (no `auth:`, stdio). */
   readonly subject: string | null;
   /** The session's canonical selection (its active toolsets). */
   readonly selection: string;
-  readonly toolset: string;
-  readonly tool: string;
-  readonly upstream: string;
-  readonly outcome: Outcome;
+  /** The toolset it counts under; null for a built-in tool, or a name the session does not have. */
+  readonly toolset: string | null;
+  readonly method: AuditMethod;
+  /** tools/call: the tool's name as the client sent it (bounded). */
+  readonly tool?: string | null;
+  /** prompts/get: the prompt's name. */
+  readonly prompt?: string | null;
+  /** resources/read: the URI. */
+  readonly uri?: string | null;
+  /** The upstream it ran on; null when it ran on none (a built-in, a refusal before routing). */
+  readonly upstream: string | null;
+  /** As in metrics, or `refused` (with its `reason`): nothing ran. */
+  readonly outcome: Outcome | "refused";
+  readonly reason?: Refusal;
   readonly duration_ms: number;
   /** The session, by the digest logs use. */
   readonly session: string;

@@ -59,17 +59,20 @@ export function usageFromAudit(file: string, text: string): Usage & { readonly s
       continue;
     }
     const { session, selection, toolset } = entry;
-    if (typeof session !== "string" || typeof selection !== "string" || typeof toolset !== "string") {
+    // A call that counts under no toolset (a built-in tool, a name the session has not) still shows its session.
+    const counted = typeof toolset === "string" || toolset === null;
+    if (typeof session !== "string" || typeof selection !== "string" || !counted) {
       skipped++;
       continue;
     }
-    calls++;
-    use(byToolset, toolset, true).calls++;
     let s = sessions.get(session);
     if (!s) {
       s = { selection, called: new Set() };
       sessions.set(session, s);
     }
+    if (toolset === null) continue;
+    calls++;
+    use(byToolset, toolset, true).calls++;
     s.called.add(toolset);
   }
   const selections = [];

@@ -52,9 +52,14 @@ const modernCodec: Codec = Object.freeze({
 
 /**
  * The client of one 2026-07-28 request: its own envelope, nothing remembered; over HTTP its own client key (its
- * context may serve several anonymous clients: what a call costs counts against the one that made it).
+ * context may serve several anonymous clients: what a call costs counts against the one that made it) and the
+ * unknown names of its own URL (its context may have been made for another URL with the same toolsets).
  */
-export function modernClient(envelope: Envelope, clientKey?: string): CallClient {
+export function modernClient(
+  envelope: Envelope,
+  clientKey?: string,
+  unknown?: readonly string[],
+): CallClient {
   return {
     codec: modernCodec,
     capabilities: envelope.clientCapabilities as ClientCapabilities,
@@ -62,6 +67,7 @@ export function modernClient(envelope: Envelope, clientKey?: string): CallClient
     protocolVersion: envelope.protocolVersion,
     envelope,
     ...(clientKey !== undefined ? { clientKey } : {}),
+    ...(unknown !== undefined ? { unknown } : {}),
   };
 }
 

@@ -49,7 +49,8 @@ export function parseAuditLines(text: string, whole: boolean): AuditLine[] {
       time: str("time"),
       subject: typeof v.subject === "string" ? v.subject : null,
       toolset: str("toolset"),
-      tool: str("tool"),
+      // A prompt's line names its prompt, a resource read's its URI, where a tool call's names its tool.
+      tool: str("tool") || str("prompt") || str("uri"),
       upstream: str("upstream"),
       outcome: str("outcome"),
       duration_ms: typeof v.duration_ms === "number" ? v.duration_ms : 0,

@@ -256,7 +256,7 @@ export class Front {
     arrival: Arrival,
     m: { readonly method: string; readonly params?: Record<string, unknown> },
     envelope: Envelope,
-  ): Promise<(Served & { session: SessionPort }) | WireError> {
+  ): Promise<(Served & { session: SessionPort; unknown: readonly string[] }) | WireError> {
     const principal = await this.authenticate(arrival);
     if (principal instanceof WireError) return principal;
     // Each request is its own initialize here: its principal narrows the URL's selection, step-up included.
@@ -265,7 +265,9 @@ export class Front {
     const profile = profileOf(this.gateway.catalog, envelope.clientInfo, envelope.clientCapabilities);
     const caller = this.caller("2026-07-28", arrival, principal, { query: arrival.query, profile });
     if (caller instanceof WireError) return caller;
-    return this.contexts.serve(caller, m);
+    const served = await this.contexts.serve(caller, m);
+    // The context is its toolsets', shared by every URL that gives them: the unknown names are this request's.
+    return served instanceof WireError ? served : { ...served, unknown: caller.selection.unknown };
   }
 
   // ── stdio ───────────────────────────────────────────────────────────────────────────────────────────────

@@ -11,6 +11,7 @@ import { sessionLog } from "../proxy/client-profiles.js";
 import type { Gateway } from "../proxy/gateway.js";
 import type { Session } from "../proxy/session.js";
 import type { SessionTransport } from "../proxy/transport.js";
+import type { Unavailable } from "../resolve/types.js";
 import { errors, WireError } from "../wire/errors.js";
 import type { Admission } from "./admission.js";
 import type { Connect } from "./arrival.js";
@@ -115,7 +116,7 @@ export class LegacySessions {
       active: r.active,
       tools: r.tools.length,
       ...(selection.unknown.length ? { unknown: selection.unknown } : {}),
-      ...(r.unavailable.length ? { not_enabled: r.unavailable.map((u) => `${u.name}: ${u.reason}`) } : {}),
+      ...(r.unavailable.length ? { not_enabled: r.unavailable.map(notEnabled) } : {}),
       ...told.fields,
     });
     if (told.warning) this.gateway.logger.warn(told.warning, { session: digest, ...told.fields });
@@ -249,4 +250,9 @@ export class LegacySessions {
       void this.drop(s, "expired");
     }
   }
+}
+
+/** A toolset not enabled, as the log says it: why, and the members that match nothing (as list_server_toolsets names them). */
+function notEnabled(u: Unavailable): string {
+  return `${u.name}: ${u.reason}${u.missing.length ? ` ${u.missing.join(", ")}` : ""}`;
 }

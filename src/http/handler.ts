@@ -135,7 +135,7 @@ export function createHttpHandler(front: Front, partial: Partial<HandlerOptions>
       const rid = req.headers["x-request-id"];
       await served.session.run(
         m,
-        modernClient(envelope, served.client),
+        modernClient(envelope, served.client, served.unknown),
         exchange,
         typeof rid === "string" ? rid : undefined,
         exchange.controller.signal,

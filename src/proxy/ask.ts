@@ -6,8 +6,9 @@
 import type { Route } from "../resolve.js";
 import { configRoots } from "../upstream/client.js";
 import type { ForwardOptions } from "../upstream/forward.js";
+import { errors } from "../wire/errors.js";
 import { missingCapability } from "./capability.js";
-import { rpcError, upstreamError } from "./errors.js";
+import { upstreamError } from "./errors.js";
 import type { Params } from "./host.js";
 import { passes } from "./peer.js";
 import type { Call, SessionState } from "./state.js";
@@ -58,10 +59,7 @@ export async function askClient(
     return { roots: spec ? configRoots(spec) : [] };
   }
   if (needs) {
-    throw rpcError(
-      -32601,
-      `the client of this session does not support ${request.method} (no ${needs} capability)`,
-    );
+    throw errors.clientLacks(request.method, needs, "session");
   }
   const id = (request.params as { elicitationId?: unknown } | undefined)?.elicitationId;
   if (request.method === "elicitation/create" && typeof id === "string") {

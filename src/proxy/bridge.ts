@@ -7,7 +7,6 @@
  */
 import { randomBytes } from "node:crypto";
 import { errors } from "../wire/errors.js";
-import { rpcError } from "./errors.js";
 import type { Params } from "./peer.js";
 
 /** A client request attached to a bridge (a Call, seen from here): it gets the call's notifications. */
@@ -79,8 +78,7 @@ export class Bridge<C extends Attached = Attached> implements Parked {
 
   private finish(outcome: NonNullable<Bridge["outcome"]>): void {
     this.outcome ??= outcome;
-    for (const w of this.waiting.values())
-      w.reject(rpcError(-32603, "the call ended before the client answered"));
+    for (const w of this.waiting.values()) w.reject(errors.callEnded());
     this.waiting.clear();
     this.wake?.();
   }
@@ -93,7 +91,7 @@ export class Bridge<C extends Attached = Attached> implements Parked {
       signal.addEventListener(
         "abort",
         () => {
-          if (this.waiting.delete(key)) reject(rpcError(-32603, "cancelled by the upstream"));
+          if (this.waiting.delete(key)) reject(errors.cancelledByUpstream());
         },
         { once: true },
       );
@@ -192,9 +190,9 @@ export class Bridge<C extends Attached = Attached> implements Parked {
   /** Ends the bridge: the waiting requests fail, the upstream call is cancelled. */
   cancel(reason: string): void {
     clearTimeout(this.timer);
-    for (const w of this.waiting.values()) w.reject(rpcError(-32603, reason));
+    for (const w of this.waiting.values()) w.reject(errors.bridgeEnded(reason));
     this.waiting.clear();
-    this.controller.abort(rpcError(-32603, reason));
+    this.controller.abort(errors.bridgeEnded(reason));
     this.ended();
   }
 

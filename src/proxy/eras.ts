@@ -9,10 +9,11 @@ import { legacyResult, resultTypeOf } from "../modern/meta.js";
 import { requestDigest } from "../modern/request-state.js";
 import type { Route } from "../resolve.js";
 import { answerItself } from "../upstream/client.js";
+import { CODE, errors } from "../wire/errors.js";
 import { askClient, callHandlers } from "./ask.js";
 import { Bridge } from "./bridge.js";
 import { missingCapability } from "./capability.js";
-import { rpcError, upstreamError } from "./errors.js";
+import { upstreamError } from "./errors.js";
 import type { Params } from "./host.js";
 import { passes } from "./peer.js";
 import type { Call, SessionState } from "./state.js";
@@ -24,7 +25,7 @@ const DEFAULT_INPUT_TIMEOUT_MS = 300_000;
 
 function refused(s: SessionState, why: string): Error {
   s.host.logger.debug("requestState refused", { session: s.digest, why });
-  return rpcError(-32602, "Invalid or expired requestState", { reason: "invalid_request_state" });
+  return errors.requestState();
 }
 
 /** Opens a retry's `requestState` for this caller and this request, or throws the in-band refusal. */
@@ -131,18 +132,8 @@ export async function bridged(
     // roots/list of a client without roots: the config's roots (maybe none).
     if (r.method === "roots/list") return askClient(s, r, signal, route.upstream, latest);
     // Anything else the client did not declare: the call needs it, so the client gets -32021 (HTTP 400).
-    bridge.fail(
-      rpcError(
-        -32021,
-        `this call needs the client's ${needs} capability, which this request did not declare`,
-        {
-          requiredCapabilities: requiredCapabilities(needs),
-        },
-      ),
-    );
-    return Promise.reject(
-      rpcError(-32601, `the client does not support ${r.method} (no ${needs} capability)`),
-    );
+    bridge.fail(errors.needsCapability(needs, requiredCapabilities(needs)));
+    return Promise.reject(errors.clientLacks(r.method, needs, "request"));
   };
   // An untied request of this session's own instance joins the bridge too.
   const untrack = s.track(route.upstream, { ...call, ask: asked, notify: (n) => bridge.notify(n) });
@@ -229,13 +220,16 @@ export async function pushRounds(
     } catch (err) {
       const e = err as { code?: number; message?: string };
       // 2026-07-28 says -32602 for a resource not found; a 2025 client expects -32002.
-      if (method === "resources/read" && e?.code === -32602 && /not found/i.test(String(e.message)))
-        throw Object.assign(upstreamError(err, route.upstream), { code: -32002 });
+      if (
+        method === "resources/read" &&
+        e?.code === CODE.invalidParams &&
+        /not found/i.test(String(e.message))
+      )
+        throw errors.as2025ResourceNotFound(upstreamError(err, route.upstream));
       throw err;
     }
     if (resultTypeOf(result) !== "input_required") return legacyResult(result);
-    if (n >= MAX_ROUNDS)
-      throw rpcError(-32603, `upstream ${route.upstream} asked for input ${MAX_ROUNDS} times in one call`);
+    if (n >= MAX_ROUNDS) throw errors.tooManyRounds(route.upstream, MAX_ROUNDS);
     const responses: Params = {};
     try {
       for (const [key, r] of Object.entries((result.inputRequests ?? {}) as Record<string, Params>)) {

@@ -26,7 +26,6 @@ import { ResolutionCache } from "./resolution-cache.js";
 import { Session } from "./session.js";
 import { gatewaySearchIndexes, type Serving, servingOf } from "./state-host.js";
 import { builtIns } from "./tools/builtins.js";
-import { runTool } from "./tools/pipeline.js";
 import { ToolRegistries } from "./tools/registry.js";
 import { Traffic, warnInFlight } from "./traffic.js";
 
@@ -132,16 +131,13 @@ export class Gateway implements SessionHost {
       },
     );
     this.tools = new ToolRegistries(
-      builtIns(
-        {
-          toolsetsTool: options.toolsetsTool,
-          capture: this.capture,
-          report: (selection, resolution) => this.report(selection, resolution),
-          handles: this.handles,
-          indexes: this.searchIndexes,
-        },
-        runTool,
-      ),
+      builtIns({
+        toolsetsTool: options.toolsetsTool,
+        capture: this.capture,
+        report: (selection, resolution) => this.report(selection, resolution),
+        handles: this.handles,
+        indexes: this.searchIndexes,
+      }),
     );
     warnInFlight(this.logger, this.current);
     this.audit = new AuditLog(this.current.audit, { logger: options.logger });

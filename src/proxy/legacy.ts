@@ -1,7 +1,7 @@
 /** @module The 2025 handshake: what a session advertises, and its answer to `initialize`. */
 import type { ClientCapabilities, ServerCapabilities } from "@modelcontextprotocol/sdk/types.js";
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from "../protocol.js";
-import { rpcError } from "./errors.js";
+import { errors } from "../wire/errors.js";
 import type { Params } from "./peer.js";
 
 /** What a session advertises: tools always; prompts, resources, completions, logging as its upstreams offer. */
@@ -39,10 +39,7 @@ export function initializeResult(
   const caps = params.capabilities;
   const info = params.clientInfo as { name?: unknown; version?: unknown } | undefined;
   if (typeof requested !== "string" || !caps || typeof caps !== "object" || typeof info?.name !== "string") {
-    throw rpcError(
-      -32602,
-      "Invalid initialize params: protocolVersion, capabilities and clientInfo are required",
-    );
+    throw errors.initializeParams();
   }
   const protocolVersion = SUPPORTED_PROTOCOL_VERSIONS.includes(requested)
     ? requested

@@ -7,7 +7,6 @@ import type { RequestId } from "@modelcontextprotocol/sdk/types.js";
 import { META_KEYS } from "../modern/wire.js";
 import { routeUri } from "../resolve.js";
 import { errors } from "../wire/errors.js";
-import { rpcError } from "./errors.js";
 import type { Params, Peer } from "./peer.js";
 import type { Call, SessionState } from "./state.js";
 
@@ -103,7 +102,7 @@ export class Listeners implements ListenHost {
     const peer: Peer = {
       logLevel: "emergency",
       notify: (n) => send(n),
-      ask: () => Promise.reject(rpcError(-32603, `a listen stream (${String(id)}) is not asked anything`)),
+      ask: () => Promise.reject(errors.listenNotAsked(String(id))),
     };
     const held: { upstream: string; uri: string }[] = [];
     for (const uri of [...new Set(uris)]) {

@@ -11,6 +11,7 @@ import { upstreamError } from "./errors.js";
 import type { Params } from "./host.js";
 import type { ListenHost } from "./listen.js";
 import { listsOf } from "./lists.js";
+import { type Ending, observe, outcomeOf } from "./observe.js";
 import { isLogLevel, LOG_LEVELS } from "./peer.js";
 import { relay } from "./relay.js";
 import type { Call, SessionState } from "./state.js";
@@ -46,9 +47,16 @@ export function handle(s: Dispatched, method: string, params: Params, call: Call
     case "tools/call":
       return callTool(s, params, call);
     case "prompts/get":
-      return relay(s, named(r.prompt, params.name, "prompt"), method, params, call, true);
+      return observed(s, call, { method, name: params.name, args: params.arguments }, () => {
+        const route = named(r.prompt, params.name, "prompt");
+        return { route, toolset: route.toolsets[0], run: () => relay(s, route, method, params, call, true) };
+      });
     case "resources/read":
-      return relay(s, byUri(s, params.uri), method, params, call);
+      return observed(s, call, { method, name: params.uri }, () => {
+        const route = byUri(s, params.uri);
+        const toolset = s.resolution.resource.get(route.name)?.toolsets[0];
+        return { route, toolset, run: () => relay(s, route, method, params, call) };
+      });
     case "resources/subscribe":
     case "resources/unsubscribe":
       return subscription(s, method, params, call);
@@ -58,6 +66,40 @@ export function handle(s: Dispatched, method: string, params: Params, call: Call
       return setLevel(s, params, call);
     default:
       throw errors.methodNotFound(method);
+  }
+}
+
+/**
+ * prompts/get and resources/read, observed as a tool call is (the observe stage's counterpart): `find` routes
+ * the name (a name the session has not: refused) and says what runs; how that ended is observed once.
+ */
+async function observed(
+  s: SessionState,
+  call: Call,
+  asked: { method: "prompts/get" | "resources/read"; name: unknown; args?: unknown },
+  find: () => { route: Route; toolset: string | undefined; run: () => Promise<Params> },
+): Promise<Params> {
+  const started = performance.now();
+  const seen = (route: Route | undefined, toolset: string | undefined, ending: Ending) =>
+    observe(s, call, { ...asked, route, toolset, ending, started });
+  let found: ReturnType<typeof find>;
+  try {
+    found = find();
+  } catch (err) {
+    const reason = asked.method === "prompts/get" ? "unknown_prompt" : "unknown_resource";
+    seen(undefined, undefined, { outcome: "refused", reason });
+    throw err;
+  }
+  let ending: Ending = { outcome: "error" };
+  try {
+    const result = await found.run();
+    ending = { outcome: "ok" };
+    return result;
+  } catch (err) {
+    ending = { outcome: outcomeOf(err, call.signal) };
+    throw err;
+  } finally {
+    seen(found.route, found.toolset, ending);
   }
 }
 

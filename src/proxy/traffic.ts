@@ -11,7 +11,7 @@ import type { Upstream } from "../catalog/types.js";
 import type { Logger } from "../log.js";
 import { getOrCreate } from "../maps.js";
 import { type InstanceRef, servesOneClient } from "../upstream/instance.js";
-import { rpcError } from "./errors.js";
+import { errors } from "../wire/errors.js";
 import type { Params, SessionTraffic } from "./host.js";
 import { LOG_LEVELS, type LogLevel, type Peer, passes } from "./peer.js";
 
@@ -111,10 +111,7 @@ export class Traffic implements SessionTraffic {
         method: request.method,
         why: target.why,
       });
-      throw rpcError(
-        -32603,
-        `toolpacks cannot tell which client ${request.method} is for: ${target.why} (declare the upstream with isolation: per-session)`,
-      );
+      throw errors.untied(request.method, target.why);
     }
     return target.peer.ask(request, signal, ref.upstream);
   }
@@ -153,8 +150,7 @@ export class Traffic implements SessionTraffic {
     const peers = byUri.get(uri);
     if (peers?.has(peer)) return false;
     const mine = this.subscribedBy.get(peer) ?? 0;
-    if (mine >= MAX_SUBSCRIPTIONS)
-      throw rpcError(-32000, `a session may hold at most ${MAX_SUBSCRIPTIONS} resource subscriptions`);
+    if (mine >= MAX_SUBSCRIPTIONS) throw errors.subscriptions(MAX_SUBSCRIPTIONS);
     this.subscribedBy.set(peer, mine + 1);
     this.subscribed.set(ref.id, ref);
     getOrCreate(byUri, uri, () => new Set<Peer>()).add(peer);

@@ -1,7 +1,8 @@
 /**
  * @module The private folder and id of an upstream instance (`${instance.dir}`, `${instance.id}`), all 0700
  * under the state directory: a per-credential instance keeps `instances/UPSTREAM/DIGEST` across restarts; a
- * per-session (or shared) one gets a new `sessions/UPSTREAM-XXXXXX`, removed when the instance closes.
+ * per-session one gets a new `sessions/UPSTREAM-XXXXXX` for as long as its session lives (whatever restarts
+ * its process), a shared one for as long as it runs.
  */
 import { chmodSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { join } from "node:path";
@@ -32,11 +33,17 @@ export class InstanceDirs {
     return { dir, id: ref.key };
   }
 
-  /** Removes a temporary folder of a closed instance (a per-credential folder stays). */
+  /** Removes the temporary folder of an instance that is over (a per-credential folder stays). */
   async release(ref: InstanceRef): Promise<void> {
     const dir = this.temporary.get(ref.id);
     if (!dir) return;
     this.temporary.delete(ref.id);
     rmSync(dir, { recursive: true, force: true });
+  }
+
+  /** Removes every temporary folder (the pool is closed: no instance or session is left). */
+  releaseAll(): void {
+    for (const dir of this.temporary.values()) rmSync(dir, { recursive: true, force: true });
+    this.temporary.clear();
   }
 }

@@ -156,11 +156,17 @@ export class UpstreamPool {
     this.hooks.onClosed?.(entry.ref);
   }
 
-  private closeEntry(entry: Entry): Promise<void> {
+  /**
+   * Ends an instance. Its temporary folder goes with it, except a per-session instance's, which is its session's
+   * (`dropDir` set when the session let it go): a reload or a closed slot may end the process while the session
+   * lives, and the next instance of that session finds its folder as it was. A folder a newer instance of the
+   * same ref uses meanwhile is never removed from under it.
+   */
+  private closeEntry(entry: Entry, dropDir = entry.ref.kind !== "session"): Promise<void> {
     this.forget(entry);
     const ending = (async () => {
       await entry.connection.close();
-      await this.dirs.release(entry.ref);
+      if (dropDir && !this.entries.has(entry.ref.id)) await this.dirs.release(entry.ref);
     })();
     this.ending.add(ending);
     return ending.finally(() => this.ending.delete(ending));
@@ -191,12 +197,17 @@ export class UpstreamPool {
 
   /** A session stops using an instance: a per-session one closes now, a per-credential one when idle a while. */
   release(ref: InstanceRef): void {
+    if (ref.kind === "shared") return;
     const entry = this.entries.get(ref.id);
-    if (!entry || ref.kind === "shared") return;
+    if (!entry) {
+      // Its instance was ended already (a reload, a closed slot): the session's folder goes now.
+      if (ref.kind === "session") void this.dirs.release(ref);
+      return;
+    }
     entry.users = Math.max(0, entry.users - 1);
     if (entry.users > 0) return;
     if (ref.kind === "session") {
-      void this.closeEntry(entry);
+      void this.closeEntry(entry, true);
       return;
     }
     clearTimeout(entry.reaper);
@@ -271,7 +282,8 @@ export class UpstreamPool {
 
   /** Ends every instance, and waits for those already ending (a process left mid-way would outlive us). */
   async close(): Promise<void> {
-    await Promise.all([...this.entries.values()].map((e) => this.closeEntry(e)));
+    await Promise.all([...this.entries.values()].map((e) => this.closeEntry(e, true)));
     await Promise.all([...this.ending]);
+    this.dirs.releaseAll();
   }
 }

@@ -9,6 +9,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import type { Readable } from "node:stream";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { errors } from "../wire/errors.js";
 import { DEFAULT_MAX_LINE_BYTES, LineReader, LineTooLongError, readMessageLine } from "./lines.js";
 import { DEFAULT_KILL_GRACE_MS, endGroup, groupAlive } from "./process-group.js";
 
@@ -160,7 +161,7 @@ export class LeanStdioTransport implements Transport {
       this.onmessage?.({
         jsonrpc: "2.0",
         id,
-        error: { code: -32000, message: err.message },
+        error: errors.connectionClosed(err.message).body,
       } as JSONRPCMessage);
     }
     void this.close();

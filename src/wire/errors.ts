@@ -228,12 +228,21 @@ export const errors = {
         : `too many calls are waiting for input (at most ${max}, limits.parked_calls)`,
       { limit: perClient ? "parked_calls_per_client" : "parked_calls", max },
     ),
+  /** A parked call's request to the client, failed: the call ended, the upstream cancelled it, or the bridge ended. */
+  callEnded: () => errors.internal("the call ended before the client answered"),
+  cancelledByUpstream: () => errors.internal("cancelled by the upstream"),
+  /** What an upstream asks through a listen stream's subscription: a listen stream has nobody to ask. */
+  listenNotAsked: (id: string) => errors.internal(`a listen stream (${id}) is not asked anything`),
+  bridgeEnded: (reason: string) => errors.internal(reason),
 
   // ── calls ────────────────────────────────────────────────────────────────────────────────────────────────
   noToolName: () => errors.invalidParams("tools/call needs a tool name"),
   unknown: (kind: string, name: unknown) => errors.invalidParams(`Unknown ${kind}: ${String(name)}`),
   resourceNotFound: (uri: unknown) =>
     new WireError(CODE.resourceNotFound, `Resource not found: ${String(uri)}`, { uri }),
+  /** A 2026-07-28 upstream's "not found" (-32602) for a 2025 client, which expects -32002: same message and data. */
+  as2025ResourceNotFound: (err: { message: string; data?: unknown }) =>
+    new WireError(CODE.resourceNotFound, err.message, err.data),
   unknownRefType: (type: unknown) =>
     errors.invalidParams(`completion/complete: unknown ref type ${String(type)}`),
   badLogLevel: (levels: readonly string[]) =>

@@ -83,7 +83,7 @@ function fixtureServer(): { server: Server; upstream: Upstream } {
   };
 }
 
-function catalogOf(yaml: string, env: Record<string, string> = {}): Catalog {
+export function catalogOf(yaml: string, env: Record<string, string> = {}): Catalog {
   const r = compileTexts([{ file: "packs.yaml", text: yaml }], env);
   if (!r.ok) throw new Error(r.errors.map(formatConfigError).join("\n"));
   return r.catalog;
@@ -93,7 +93,7 @@ function catalogOf(yaml: string, env: Record<string, string> = {}): Catalog {
 type Servers = Map<string, Upstream[]>;
 
 /** The transport seam: every upstream of the config is an in-process fixture server. */
-function inMemoryUpstreams() {
+export function inMemoryUpstreams() {
   return () => {
     const { server, upstream } = fixtureServer();
     const [ours, theirs] = InMemoryTransport.createLinkedPair();

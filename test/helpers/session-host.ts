@@ -20,7 +20,6 @@ import type { Peer } from "../../src/proxy/peer.js";
 import { SearchIndexes } from "../../src/proxy/search-indexes.js";
 import { Session } from "../../src/proxy/session.js";
 import { builtIns } from "../../src/proxy/tools/builtins.js";
-import { runTool } from "../../src/proxy/tools/pipeline.js";
 import { ToolRegistries } from "../../src/proxy/tools/registry.js";
 import { Traffic } from "../../src/proxy/traffic.js";
 import { toolsetsReport } from "../../src/report.js";
@@ -105,20 +104,17 @@ export class FakeHost implements SessionHost {
     this.handles = new HandleStore({ store: this.state, maxOwnerBytes: 1 << 20, logger: silentLogger });
     const host = this;
     this.tools = new ToolRegistries(
-      builtIns(
-        {
-          toolsetsTool: true,
-          get capture() {
-            return host.capture;
-          },
-          report: (selection, resolution) => host.report(selection, resolution),
-          handles: this.handles,
-          get indexes() {
-            return host.searchIndexes;
-          },
+      builtIns({
+        toolsetsTool: true,
+        get capture() {
+          return host.capture;
         },
-        runTool,
-      ),
+        report: (selection, resolution) => host.report(selection, resolution),
+        handles: this.handles,
+        get indexes() {
+          return host.searchIndexes;
+        },
+      }),
     );
     this.traffic = new Traffic({
       users: (ref) => [...this.sessions].filter((s) => s.refs.get(ref.upstream)?.id === ref.id) as Peer[],

@@ -8,18 +8,15 @@ import type { Resolution } from "../../src/resolve.js";
 /** The lists a session of `resolution` answers, with list_server_toolsets on or off (inspect_state: capture on). */
 export function listsFor(resolution: Resolution, toolsetsTool: boolean, capture = true) {
   const registries = new ToolRegistries(
-    builtIns(
-      {
-        toolsetsTool,
-        capture,
-        report: () => {
-          throw new Error("not reported in this test");
-        },
-        handles: undefined as never,
-        indexes: new SearchIndexes(),
+    builtIns({
+      toolsetsTool,
+      capture,
+      report: () => {
+        throw new Error("not reported in this test");
       },
-      async () => ({}),
-    ),
+      handles: undefined as never,
+      indexes: new SearchIndexes(),
+    }),
   );
   return listsOf(resolution, registries.of(resolution));
 }

@@ -47,6 +47,13 @@ describe("use from the audit log", () => {
   test("each session's selection is kept, its deferred toolsets too", () => {
     expect(usage.selections).toContainEqual({ active: ["a", "b", "c"], deferred: ["c"] });
   });
+
+  test("a line under no toolset (a built-in tool, an unknown name) counts its session, not a call, and is no stray line", () => {
+    const builtIn = JSON.stringify({ ...JSON.parse(line("s4", "a", "a")), toolset: null, upstream: null });
+    const more = usageFromAudit("audit.jsonl", `${text}\n${builtIn}\n`);
+    expect(more).toMatchObject({ sessions: 4, calls: 4, skipped: 1 });
+    expect(more.byToolset.get("a")).toEqual({ sessions: 4, calledIn: 2, calls: 3 });
+  });
 });
 
 describe("use from /metrics", () => {

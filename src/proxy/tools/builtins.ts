@@ -45,11 +45,7 @@ export interface BuiltInServices {
 }
 
 /** The built-ins of a serving core, in the order tools/list shows them within their place. */
-export function builtIns(
-  services: BuiltInServices,
-  /** The tools/call stages after authorize: call_tool runs the tool it names through them (its own call is authorized). */
-  runTool: (s: SessionState, params: Params, call: Call) => Promise<Params>,
-): BuiltIn<BuiltInCall>[] {
+export function builtIns(services: BuiltInServices): BuiltIn<BuiltInCall>[] {
   return [
     {
       name: FIND_TOOLS,
@@ -65,9 +61,8 @@ export function builtIns(
       viaCallTool: false,
       offered: (r) => offersSearchTool(r, CALL_TOOL),
       definition: (_r, offered) => (offered.has(FIND_TOOLS) ? callToolDef : callToolDefBeside),
-      // A tools/call of the tool it names: the same route, checks, capture, metrics and logs; a 2026-07-28
-      // requestState stays bound to the call_tool request the client sent (and retries).
-      run: ({ s, params, call }) => runTool(s, throughCallTool(params), { ...call, sentParams: params }),
+      // A tools/call of the tool it names: the same route, checks, capture, metrics and logs.
+      names: throughCallTool,
     },
     {
       name: TOOLSETS_TOOL,
@@ -75,7 +70,11 @@ export function builtIns(
       viaCallTool: true,
       offered: (r) => services.toolsetsTool && offersToolsetsTool(r),
       definition: () => toolsetsToolDef,
-      run: ({ s }) => toolsetsToolResult(services.report(s.selection, s.resolution)),
+      run: ({ s, call }) => {
+        const unknown = call.client.unknown;
+        const selection = unknown ? { ...s.selection, unknown } : s.selection;
+        return toolsetsToolResult(services.report(selection, s.resolution));
+      },
     },
     {
       name: INSPECT_TOOL,

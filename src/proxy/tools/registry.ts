@@ -14,7 +14,21 @@ import type { Params } from "../peer.js";
  * A tool of toolpacks' own, offered beside the upstreams' tools. `C`: what it is run with (the session, the
  * request, the params: tools/builtins.ts says; the registry only holds it).
  */
-export interface BuiltIn<C = unknown> {
+export type BuiltIn<C = unknown> = BuiltInTool & BuiltInAction<C>;
+
+/**
+ * What a built-in does: runs itself, or (call_tool) stands for the tools/call of the tool it names, which the
+ * pipeline runs through its stages (checks, capture, metrics, logs) and observes as that tool.
+ */
+type BuiltInAction<C> =
+  | { run(c: C): Promise<Params> | Params }
+  | {
+      /** The params of the tools/call it stands for; throws its own refusal. */ names(
+        params: Params,
+      ): Params;
+    };
+
+interface BuiltInTool {
   readonly name: string;
   /** Where it stands in tools/list: with the search tools (first), or with the proxy's own tools (last). */
   readonly place: "search" | "own";
@@ -24,7 +38,6 @@ export interface BuiltIn<C = unknown> {
   offered(resolution: Resolution): boolean;
   /** Its definition in this resolution's list (find_tools' says whether call_tool stands beside it). */
   definition(resolution: Resolution, offered: ReadonlySet<string>): ToolDef;
-  run(c: C): Promise<Params> | Params;
 }
 
 /** What a name runs: an upstream tool by its route, or a built-in. */
