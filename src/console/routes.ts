@@ -8,6 +8,7 @@ import { promisify } from "node:util";
 import { gzip } from "node:zlib";
 import { deniedTo } from "../access.js";
 import type { Principal } from "../auth/types.js";
+import { WireError } from "../wire/errors.js";
 import { Assets, encodingFor, SECURITY_HEADERS } from "./assets.js";
 import { CallHistory } from "./history.js";
 import { auditSink, livePayload } from "./live.js";
@@ -100,11 +101,11 @@ export function createConsole(source: ConsoleSource, options: ConsoleOptions): C
   }
 
   async function answer(req: IncomingMessage, res: ServerResponse, query: string, a: Answer<ReportView>) {
-    if (!a.ok) {
-      if (a.retryAfter) res.setHeader("retry-after", String(a.retryAfter));
-      return sendData(req, res, a.status, { error: a.error });
+    if (a instanceof WireError) {
+      for (const [k, v] of Object.entries(a.headers ?? {})) res.setHeader(k, v);
+      return sendData(req, res, a.status ?? 500, { error: a.message });
     }
-    return sendData(req, res, 200, consolePayload(source, a.value, server(), query));
+    return sendData(req, res, 200, consolePayload(source, a, server(), query));
   }
 
   async function api(

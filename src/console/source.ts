@@ -10,6 +10,7 @@ import type { Catalog } from "../catalog/types.js";
 import type { ExtraTool, ToolsetsReport } from "../report.js";
 import type { Resolution } from "../resolve.js";
 import type { Selection } from "../selection.js";
+import type { WireError } from "../wire/errors.js";
 
 /** One running (or starting) upstream instance. */
 export interface InstanceView {
@@ -33,10 +34,8 @@ export interface ReportView {
   readonly instances: readonly InstanceView[];
 }
 
-/** An answer, or the HTTP refusal the route should send. */
-export type Answer<T> =
-  | { readonly ok: true; readonly value: T }
-  | { readonly ok: false; readonly status: number; readonly error: string; readonly retryAfter?: number };
+/** An answer, or the refusal the route should send (the error table's one shape: its status and headers). */
+export type Answer<T> = T | WireError;
 
 export interface LiveView {
   readonly instances: readonly InstanceView[];

@@ -65,9 +65,14 @@ export interface CallerInput {
   readonly ipv6Prefix?: number;
 }
 
+/** Who a principal is across its tokens: the caller's `identity`, and what the console's reports read under. */
+export function identityOf(principal: Principal | undefined): string | undefined {
+  return principal && identityKey(principal);
+}
+
 export function callerOf(catalog: Catalog, input: CallerInput): Caller {
   const { principal, selection } = input;
-  const identity = principal && identityKey(principal);
+  const identity = identityOf(principal);
   const client = clientKeyOf(input.address, input.headers, {
     proxies: input.proxies,
     authenticated: input.authenticated,

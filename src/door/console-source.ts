@@ -4,14 +4,14 @@
  * the enable gate does, and the live view reads the instances, the registry and the call counters. Reading any of
  * it starts nothing but what a recheck asks for.
  */
-import { identityKey } from "../auth/requirements.js";
 import type { Principal } from "../auth/types.js";
 import type { Answer, ConsoleSource, InstanceView, LiveView, ReportView } from "../console/source.js";
 import type { Gateway } from "../proxy/gateway.js";
 import { reportRefs } from "../proxy/instances.js";
 import { ownToolDefs } from "../proxy/lists.js";
 import type { Selection } from "../selection.js";
-import { WireError } from "../wire/errors.js";
+import { errors, WireError } from "../wire/errors.js";
+import { identityOf } from "./caller.js";
 
 export function consoleSource(gateway: Gateway): ConsoleSource {
   const instances = (): InstanceView[] =>
@@ -28,20 +28,14 @@ export function consoleSource(gateway: Gateway): ConsoleSource {
     principal: Principal | undefined,
   ): Promise<Answer<ReportView>> {
     const upstreams = gateway.upstreamsOf(selection);
-    const read = reportRefs(
-      gateway.catalog,
-      gateway.pool,
-      upstreams,
-      {},
-      principal && identityKey(principal),
-    );
+    const read = reportRefs(gateway.catalog, gateway.pool, upstreams, {}, identityOf(principal));
     try {
       const resolution = await gateway.resolve(selection, read.refs, false);
       const report = gateway.report(selection, resolution);
-      return { ok: true, value: { selection, report, resolution, instances: instances() } };
+      return { selection, report, resolution, instances: instances() };
     } catch (err) {
       if (!(err instanceof WireError)) throw err;
-      return { ok: false, status: err.status ?? 503, error: err.message, retryAfter: 30 };
+      return err.status === undefined ? errors.reportUnavailable(err.message) : err;
     } finally {
       read.release();
     }
@@ -62,15 +56,15 @@ export function consoleSource(gateway: Gateway): ConsoleSource {
       ownToolDefs(resolution, gateway.offersToolsetsTool(resolution), gateway.capture),
     async report(query, principal) {
       const s = gateway.select(query, principal);
-      return s.ok ? reportOf(s.selection, principal) : { ok: false, status: 400, error: s.error };
+      return s.ok ? reportOf(s.selection, principal) : errors.badSelection(s.error);
     },
     async recheck(query, name, principal) {
       const s = gateway.select(query, principal);
-      if (!s.ok) return { ok: false, status: 400, error: s.error };
+      if (!s.ok) return errors.badSelection(s.error);
       const toolset = gateway.catalog.toolset.get(name);
-      if (!toolset) return { ok: false, status: 404, error: `no toolset ${JSON.stringify(name)}` };
+      if (!toolset) return errors.noToolset(name);
       if (!s.selection.denied?.includes(name)) {
-        const who = principal && identityKey(principal);
+        const who = identityOf(principal);
         const read = reportRefs(gateway.catalog, gateway.pool, toolset.upstreams, {}, who);
         try {
           // refresh() starts an instance that is not running (after its backoff), as a session's use would.

@@ -5,8 +5,8 @@
  * the token an administrator posts to a shared upstream's start page (taken out of the form, never passed on).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { identityKey } from "../auth/requirements.js";
 import type { Principal } from "../auth/types.js";
+import { identityOf } from "../door/caller.js";
 import type { FlowRequest, FlowResponse } from "../oauth/routes.js";
 import { readBody } from "./body.js";
 import { sendJson } from "./replies.js";
@@ -48,7 +48,7 @@ export async function serveOAuth(
   form?.delete("token");
   const who =
     (await identify(req.headers.authorization)) ?? (posted ? await identify(`Bearer ${posted}`) : undefined);
-  const principal = who && identityKey(who);
+  const principal = identityOf(who);
   const cookie = req.headers.cookie;
   const r = await pages({
     method: req.method ?? "GET",

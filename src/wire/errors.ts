@@ -126,6 +126,10 @@ export const errors = {
   unsupportedVersionHeader: (version: string) =>
     refusal(400, `Bad Request: unsupported protocol version ${version}`),
   badSelection: (why: string) => new WireError(CODE.invalidParams, `Bad selection: ${why}`, undefined, 400),
+  /** The console's recheck of a toolset the config does not declare. */
+  noToolset: (name: string) => refusal(404, `no toolset ${JSON.stringify(name)}`),
+  /** A report that could not be made (an upstream's instance could not be read): try again shortly. */
+  reportUnavailable: (why: string) => refusal(503, why, retryAfter(30)),
 
   // ── sessions ─────────────────────────────────────────────────────────────────────────────────────────────
   sessionIdRequired: () => refusal(400, "Bad Request: Mcp-Session-Id header is required"),
