@@ -63,7 +63,7 @@ export interface SessionInit {
 /** How long the client may take to answer a request of ours (sampling, elicitation, roots). */
 const CLIENT_TIMEOUT_MS = 10 * 60_000;
 /** Requests one session may have waiting for its client's answer; more are refused to the upstream at once. */
-const MAX_WAITING = 100;
+export const MAX_WAITING = 100;
 /** A listen stream ends with its result, even when the client cancelled it (stdio). */
 const ANSWERED_WHEN_CANCELLED: ReadonlySet<string> = new Set(["subscriptions/listen"]);
 
