@@ -327,6 +327,36 @@ toolsets:
 limits: { instances_per_minute: 3, sessions_per_client: 100 }
 `;
 
+  test("past max_instances a newcomer takes an idle instance of the client holding the most; a client with one keeps it", async () => {
+    // Before (#25), the least recently used idle instance went whoever held it: the light client's, here.
+    const tp = served(`
+upstreams:
+  main: { command: in-process, header_env: { x-api-key: API_KEY }, max_instances: 4 }
+toolsets:
+  a: { tools: [main/echo] }
+limits: { instances_per_minute: 100 }
+`);
+    const light = { address: "10.0.0.2", headers: { "x-api-key": "light" } };
+    const lightSession = await initialize(tp.toolpacks, light);
+    const heavy = [];
+    for (const key of ["h1", "h2", "h3"]) {
+      const ask = { address: "10.0.0.1", headers: { "x-api-key": key } };
+      heavy.push({ ask, id: await initialize(tp.toolpacks, ask) });
+    }
+    expect(tp.servers.get("main")?.length).toBe(4);
+    const newcomer = { address: "10.0.0.3", headers: { "x-api-key": "new" } };
+    const fresh = await initialize(tp.toolpacks, newcomer);
+    expect((await call2025(tp.toolpacks, fresh, "echo", { text: "n" }, newcomer)).status).toBe(200);
+    // 4 slots over 3 clients: a fair share of 1. The heavy client (3) gives up its least recently used one …
+    const statuses = [];
+    for (const h of heavy)
+      statuses.push((await call2025(tp.toolpacks, h.id, "echo", { text: "h" }, h.ask)).status);
+    expect(statuses).toEqual([404, 200, 200]);
+    // … and the client with one, used least recently of all, keeps it.
+    const kept = await call2025(tp.toolpacks, lightSession, "echo", { text: "still" }, light);
+    expect(kept.answer?.result).toMatchObject({ content: [{ text: "still" }] });
+  });
+
   test("a slot is reserved for the instance the session really uses: many sessions on one running instance start nothing, spend no start rate and end nobody's instance", async () => {
     // Before (#25), each new session "needed an instance": it ended another user's idle instance and spent the
     // start-rate bucket (70 sessions on one running instance got 10 × 429).
