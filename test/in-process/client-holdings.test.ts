@@ -23,8 +23,8 @@ afterEach(async () => {
   for (const s of streams.splice(0)) s.close();
   for (const tp of open.splice(0)) await tp.close();
 });
-function served(yaml: string, options = {}): InProcess {
-  const tp = inProcess(yaml, options);
+function served(yaml: string, options = {}, env: Record<string, string> = {}): InProcess {
+  const tp = inProcess(yaml, options, env);
   open.push(tp);
   return tp;
 }
@@ -386,5 +386,57 @@ limits: { instances_per_minute: 100 }
       },
     );
     expect(mine.status).toBe(200);
+  });
+  test("a per-user upstream's slot is reserved for the principal's own instance: many sessions of one principal start nothing, spend no start rate and end nobody's instance", async () => {
+    // Before (#24/#25), the slot was reserved without the principal (the instance key of a per-user upstream is
+    // its identity): each new session of alice "needed an instance", ended bob's or carol's idle one and spent
+    // alice's start rate. The header_env test above cannot show it: credential values were always passed.
+    const ENV = {
+      ALICE: "alice-token-for-tests",
+      BOB: "bob-token-for-tests",
+      CAROL: "carol-token-for-tests",
+    };
+    const tp = served(
+      `
+auth:
+  tokens:
+    - { token: "\${ALICE}", subject: alice }
+    - { token: "\${BOB}", subject: bob }
+    - { token: "\${CAROL}", subject: carol }
+upstreams:
+  main: { url: "http://in-process.invalid/mcp", oauth: { mode: per-user }, max_instances: 3 }
+toolsets:
+  a: { tools: [main/echo] }
+  b: { tools: [main/echo, main/add] }
+  c: { tools: [main/add] }
+limits: { instances_per_minute: 3, sessions_per_client: 100 }
+`,
+      {},
+      ENV,
+    );
+    const as = (token: string) => ({ headers: { authorization: `Bearer ${token}` } });
+    const bob = await initialize(tp.toolpacks, as(ENV.BOB));
+    const carol = await initialize(tp.toolpacks, as(ENV.CAROL));
+    const alice = as(ENV.ALICE);
+    const sessions = [];
+    for (let i = 0; i < 12; i++) sessions.push(await initialize(tp.toolpacks, alice));
+    for (const s of sessions.slice(-3))
+      expect((await call2025(tp.toolpacks, s, "echo", { text: "a" }, alice)).answer?.result).toMatchObject({
+        content: [{ text: "a" }],
+      });
+    for (const query of ["", "only=a", "only=b", "only=c"]) {
+      const r = await modern(tp.toolpacks, "tools/list", {}, { ...alice, query });
+      expect(r.answer?.error).toBeUndefined();
+      expect(r.answer?.result?.tools).toBeDefined();
+    }
+    // One instance per principal, however many sessions and contexts use it.
+    expect(tp.servers.get("main")?.length).toBe(3);
+    for (const [session, token] of [
+      [bob, ENV.BOB],
+      [carol, ENV.CAROL],
+    ] as const) {
+      const r = await call2025(tp.toolpacks, session, "echo", { text: "mine" }, as(token));
+      expect(r.answer?.result).toMatchObject({ content: [{ text: "mine" }] });
+    }
   });
 });
