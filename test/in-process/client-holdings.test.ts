@@ -262,6 +262,99 @@ ${TOOLSETS.map((t) => `  ${t}: { tools: [main/echo, main/ask] }`).join("\n")}
   });
 });
 
+describe("2026-07-28 contexts: per client and in total", () => {
+  // Each context its own instance (per-session, with a credential value), so a context made anew shows as a new
+  // upstream instance: how many there were is how many contexts were made.
+  const OWN = `
+upstreams:
+  main: { command: in-process, isolation: per-session, header_env: { x-api-key: API_KEY }, max_instances: 16 }
+toolsets:
+${TOOLSETS.map((t) => `  ${t}: { tools: [main/echo, main/slow] }`).join("\n")}
+limits: { instances_per_minute: 100 }
+`;
+  const as = (address: string) => ({ address, headers: { "x-api-key": `key-${address}` } });
+  const list = (tp: Toolpacks, address: string, query: string) =>
+    modern(tp, "tools/list", {}, { ...as(address), query });
+  const slow = (tp: Toolpacks, address: string, query: string) =>
+    modern(tp, "tools/call", { name: "slow", arguments: {} }, { ...as(address), query });
+  const made = (tp: InProcess) => tp.servers.get("main")?.length ?? 0;
+
+  test("a client past limits.contexts_per_client gives up its own least recently used idle context", async () => {
+    const tp = served(OWN, { limits: { contextsPerClient: 2 } });
+    for (const q of ["only=t1", "only=t2", "only=t1"])
+      expect((await list(tp.toolpacks, "10.0.0.1", q)).status).toBe(200);
+    expect(made(tp)).toBe(2);
+    // A third selection: t2 is the least recently used of the client's two, and goes.
+    expect((await list(tp.toolpacks, "10.0.0.1", "only=t3")).status).toBe(200);
+    expect(made(tp)).toBe(3);
+    expect((await list(tp.toolpacks, "10.0.0.1", "only=t1")).status).toBe(200);
+    expect(made(tp)).toBe(3);
+    expect((await list(tp.toolpacks, "10.0.0.1", "only=t2")).status).toBe(200);
+    expect(made(tp)).toBe(4);
+  });
+
+  test("a client past limits.contexts_per_client with none idle gets 503 naming it; another client does not", async () => {
+    const tp = served(OWN, { limits: { contextsPerClient: 2 } });
+    const calls = [slow(tp.toolpacks, "10.0.0.1", "only=t1"), slow(tp.toolpacks, "10.0.0.1", "only=t2")];
+    await until(() => tp.held() === 2, "two slow calls in flight");
+    const refused = await list(tp.toolpacks, "10.0.0.1", "only=t3");
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get("retry-after")).toBe("30");
+    expect(refused.answer?.error?.message).toMatch(/limits\.contexts_per_client: 2/);
+    expect((await list(tp.toolpacks, "10.0.0.2", "only=t3")).status).toBe(200);
+    tp.release();
+    for (const c of await Promise.all(calls))
+      expect(c.answer?.result).toMatchObject({ content: [{ text: "slow done" }] });
+    // Their requests answered, the client's contexts are idle again: one makes room.
+    expect((await list(tp.toolpacks, "10.0.0.1", "only=t3")).status).toBe(200);
+  });
+
+  test("past limits.contexts with no context that may go, a newcomer gets 503 naming limits.contexts", async () => {
+    const tp = served(OWN, { limits: { contexts: 2, contextsPerClient: 10 } });
+    const calls = [slow(tp.toolpacks, "10.0.0.1", "only=t1"), slow(tp.toolpacks, "10.0.0.1", "only=t2")];
+    await until(() => tp.held() === 2, "two slow calls in flight");
+    const refused = await list(tp.toolpacks, "10.0.0.2", "only=t3");
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get("retry-after")).toBe("30");
+    expect(refused.answer?.error?.message).toMatch(/limits\.contexts: 2\)/);
+    tp.release();
+    await Promise.all(calls);
+    // Client 1 holds both (over its fair share of 1) and they are idle now: one gives way.
+    expect((await list(tp.toolpacks, "10.0.0.2", "only=t3")).status).toBe(200);
+  });
+
+  test("a context with a request in flight is never evicted by another client's requests on many selections", async () => {
+    // The holder has 3 of 4 contexts (over its fair share of 2) and the busy one is its least recently used:
+    // only the request in flight keeps it.
+    const tp = served(OWN, { limits: { contexts: 4, contextsPerClient: 4 } });
+    const inFlight = slow(tp.toolpacks, "10.0.0.1", "only=t1");
+    await until(() => tp.held() === 1, "the slow call in flight");
+    for (const q of ["only=t2", "only=t3"])
+      expect((await list(tp.toolpacks, "10.0.0.1", q)).status).toBe(200);
+    const selections: string[] = [];
+    for (let i = 0; i < TOOLSETS.length; i++)
+      for (let j = i + 1; j < TOOLSETS.length; j++) selections.push(`only=${TOOLSETS[i]},${TOOLSETS[j]}`);
+    const statuses = new Set<number>();
+    for (const query of [...selections, ...TOOLSETS.map((t) => `only=${t}`)]) {
+      const r = await list(tp.toolpacks, "10.0.1.1", query);
+      statuses.add(r.answer?.result?.tools ? 200 : r.status);
+    }
+    expect([...statuses]).toEqual([200]);
+    expect(made(tp)).toBe(3 + selections.length + TOOLSETS.length);
+    // The call in flight still answers on its context …
+    expect(tp.held()).toBe(1);
+    tp.release();
+    const answer = await inFlight;
+    expect(answer.answer?.error).toBeUndefined();
+    expect(answer.answer?.result).toMatchObject({ content: [{ text: "slow done" }] });
+    expect((await list(tp.toolpacks, "10.0.0.1", "only=t1")).status).toBe(200);
+    expect(made(tp)).toBe(3 + selections.length + TOOLSETS.length);
+    // … while contexts were pushed out, the holder's idle ones among them (t2's is made anew).
+    expect((await list(tp.toolpacks, "10.0.0.1", "only=t2")).status).toBe(200);
+    expect(made(tp)).toBe(4 + selections.length + TOOLSETS.length);
+  });
+});
+
 describe("file-descriptor headroom", () => {
   const BASIC = `
 upstreams:
