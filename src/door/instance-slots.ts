@@ -1,8 +1,9 @@
 /**
- * @module Slots for per-credential and per-session upstream instances (`max_instances` per upstream). A session
- * that needs a new instance when the upstream's slots are full takes the slot of an idle one: no session using it
- * has a request in flight, an open stream or a parked call, least recently used first (one nobody uses any more before any other); its sessions
- * are ended. Only when none is idle is the newcomer refused. New instances are also rate-limited per client
+ * @module Slots for per-credential, per-user and per-session upstream instances (`max_instances` per upstream). A
+ * session that needs a new instance when the upstream's slots are full takes the slot of an idle one (no session
+ * using it has a request in flight, an open stream or a parked call), fairly, as sessions are taken: one nobody
+ * uses any more first, then from the client holding the most instances of the upstream, never from a client at or
+ * under its fair share; its sessions are ended. When none may go, the newcomer is refused. New instances are also rate-limited per client
  * (`limits.instances_per_minute`, a token bucket), so no client can churn through everyone's slots.
  */
 import type { InstanceRef } from "../upstream/instance.js";
@@ -11,6 +12,8 @@ import { TokenBuckets } from "./token-buckets.js";
 
 /** What slots need to know of a session that uses an instance. */
 export interface SlotUser {
+  /** Its client's key (who per-client limits count): an instance is held by the client of its latest session. */
+  readonly client: string;
   /** When its client last sent anything. */
   readonly lastSeen: number;
   /** Its requests in flight (none: it is idle). */
@@ -41,8 +44,8 @@ export class InstanceSlots<S extends SlotUser> {
   private readonly buckets: TokenBuckets;
   /** Instances being closed to make room: not chosen twice, not counted. */
   private readonly closing = new Set<string>();
-  /** Slots promised to sessions still opening (ref id → upstream): counted until their instance runs. */
-  private readonly promised = new Map<string, string>();
+  /** Slots promised to sessions still opening (by ref id), and to whom: counted until their instance runs. */
+  private readonly promised = new Map<string, { upstream: string; client: string }>();
 
   constructor(private readonly deps: SlotDeps<S>) {
     this.buckets = new TokenBuckets(() => deps.now());
@@ -68,7 +71,7 @@ export class InstanceSlots<S extends SlotUser> {
       throw errors.instancesPerMinute(rate, seconds);
     }
     try {
-      for (const ref of fresh) await this.makeRoom(ref, mine);
+      for (const ref of fresh) await this.makeRoom(ref, client, mine);
     } catch (err) {
       release();
       this.buckets.refund(client, fresh.length, rate);
@@ -78,20 +81,20 @@ export class InstanceSlots<S extends SlotUser> {
   }
 
   /** Promises `ref` a slot (at once, so concurrent newcomers count it), first ending an idle instance if needed. */
-  private async makeRoom(ref: InstanceRef, mine: string[]): Promise<void> {
+  private async makeRoom(ref: InstanceRef, client: string, mine: string[]): Promise<void> {
     const max = this.deps.maxInstances(ref.upstream);
     const running = this.deps.isolated(ref.upstream).filter((r) => !this.closing.has(r.id));
     const ids = new Set(running.map((r) => r.id));
-    for (const [id, upstream] of this.promised) if (upstream === ref.upstream) ids.add(id);
+    for (const [id, p] of this.promised) if (p.upstream === ref.upstream) ids.add(id);
     const promise = () => {
-      this.promised.set(ref.id, ref.upstream);
+      this.promised.set(ref.id, { upstream: ref.upstream, client });
       mine.push(ref.id);
     };
     if (ids.size < max) return promise();
-    const victim = this.idlest(running);
-    if (!victim) {
+    const victim = this.victim(ref.upstream, running, client, max);
+    if (typeof victim === "string") {
       this.deps.refused?.("max_instances");
-      throw errors.maxInstances(ref.upstream, running.length, max);
+      throw errors.maxInstances(ref.upstream, running.length, max, victim);
     }
     promise();
     this.closing.add(victim.id);
@@ -105,19 +108,51 @@ export class InstanceSlots<S extends SlotUser> {
     }
   }
 
-  /** The idle instance used least recently (one nobody uses first), or undefined when every one is busy or held. */
-  private idlest(running: readonly InstanceRef[]): InstanceRef | undefined {
-    let best: InstanceRef | undefined;
-    let bestUse = Number.POSITIVE_INFINITY;
+  /**
+   * The idle instance whose slot goes to `newcomer`, taken as sessions are (admission's `victims`): one no
+   * session uses first (it costs nobody anything); else from the client holding the most instances of the
+   * upstream, the heaviest that has one idle and holds more than its fair share (`max_instances` over the clients
+   * holding any, the newcomer counted, rounded down, at least one), its least recently used; the newcomer's own
+   * idle ones may always go. An instance is held by the client of its most recent session; a promised slot by the
+   * client it was promised to. Without a victim, why: every one is busy, or the idle ones are within their shares.
+   */
+  private victim(
+    upstream: string,
+    running: readonly InstanceRef[],
+    newcomer: string,
+    max: number,
+  ): InstanceRef | "busy" | "shares" {
+    const counts = new Map<string, number>([[newcomer, 0]]);
+    const count = (client: string) => counts.set(client, (counts.get(client) ?? 0) + 1);
+    const idle = new Map<string, { ref: InstanceRef; lastUse: number }[]>();
+    const here = new Set(running.map((r) => r.id));
+    for (const [id, p] of this.promised) if (p.upstream === upstream && !here.has(id)) count(p.client);
     for (const ref of running) {
-      const users = this.deps.users(ref);
-      if (users.some((s) => s.busy > 0 || s.holding === true)) continue;
-      const lastUse = users.length ? Math.max(...users.map((s) => s.lastSeen)) : Number.NEGATIVE_INFINITY;
-      if (lastUse < bestUse || best === undefined) {
-        best = ref;
-        bestUse = lastUse;
+      const promised = this.promised.get(ref.id);
+      // A promised instance runs before its session is registered: it is not unused, it is about to be used.
+      if (promised) {
+        count(promised.client);
+        continue;
       }
+      const users = this.deps.users(ref);
+      if (!users.length) return ref;
+      const latest = users.reduce((a, b) => (b.lastSeen > a.lastSeen ? b : a));
+      count(latest.client);
+      if (users.some((s) => s.busy > 0 || s.holding === true)) continue;
+      const list = idle.get(latest.client) ?? [];
+      list.push({ ref, lastUse: latest.lastSeen });
+      idle.set(latest.client, list);
     }
-    return best;
+    if (!idle.size) return "busy";
+    const fair = Math.max(1, Math.floor(max / counts.size));
+    let pick: { client: string; held: number; lastUse: number; ref: InstanceRef } | undefined;
+    for (const [client, list] of idle) {
+      const held = counts.get(client)!;
+      if (client !== newcomer && held <= fair) continue;
+      const oldest = list.reduce((a, b) => (b.lastUse < a.lastUse ? b : a));
+      if (!pick || held > pick.held || (held === pick.held && oldest.lastUse < pick.lastUse))
+        pick = { client, held, ...oldest };
+    }
+    return pick ? pick.ref : "shares";
   }
 }

@@ -170,10 +170,10 @@ export const errors = {
         : `Too Many Requests: ${busy} requests with this selection and these credentials are in flight and at most ${max} may be (limits.requests_per_session); wait for their answers`,
       retryAfter(1),
     ),
-  maxInstances: (upstream: string, running: number, max: number, busy = true) =>
+  maxInstances: (upstream: string, running: number, max: number, why: "busy" | "shares" = "busy") =>
     refusal(
       503,
-      `Service Unavailable: upstream ${upstream} already runs ${running} isolated instances (max_instances: ${max})${busy ? " and every one has a request in flight" : ""}`,
+      `Service Unavailable: upstream ${upstream} already runs ${running} isolated instances (max_instances: ${max}) and ${why === "busy" ? "every one has a request in flight" : "none may be taken (each is in use, or its client holds no more than its fair share)"}`,
       retryAfter(30),
     ),
   contexts: (max: number, perClient: boolean) =>

@@ -235,6 +235,36 @@ upstreams:
   });
 });
 
+describe("who may be served an answer", () => {
+  const LISTS = ["tools/list", "server/discover", "resources/templates/list"];
+
+  test("with no gated toolset, no credential header and no auth, 2026-07-28 lists and server/discover are marked public", async () => {
+    // The counterpart of the private case (test/e2e/identity-modern.test.ts): an answer nobody's identity or
+    // credentials can shape may be shared, so a fix that marks everything private fails here.
+    const { toolpacks } = served();
+    for (const method of LISTS) {
+      const r = await modern(toolpacks, method);
+      expect(r.status, method).toBe(200);
+      expect(r.answer?.result, method).toMatchObject({ cacheScope: "public", ttlMs: expect.any(Number) });
+    }
+  });
+
+  test("the same URL with a credential header in the request is marked private", async () => {
+    const { toolpacks } = served(`
+upstreams:
+  main: { url: "http://in-process.invalid/mcp", forward_headers: [x-api-key] }
+toolsets:
+  main: { tools: [main/echo] }
+`);
+    for (const method of LISTS) {
+      const shaped = await modern(toolpacks, method, {}, { headers: { "x-api-key": "alpha" } });
+      expect(shaped.answer?.result, method).toMatchObject({ cacheScope: "private" });
+      const bare = await modern(toolpacks, method);
+      expect(bare.answer?.result, method).toMatchObject({ cacheScope: "public" });
+    }
+  });
+});
+
 describe("both eras at one door", () => {
   test("one URL serves a 2025 session and a 2026-07-28 request, each answered in its era's shape", async () => {
     const { toolpacks } = served();

@@ -23,8 +23,8 @@ afterEach(async () => {
   for (const s of streams.splice(0)) s.close();
   for (const tp of open.splice(0)) await tp.close();
 });
-function served(yaml: string, options = {}): InProcess {
-  const tp = inProcess(yaml, options);
+function served(yaml: string, options = {}, env: Record<string, string> = {}): InProcess {
+  const tp = inProcess(yaml, options, env);
   open.push(tp);
   return tp;
 }
@@ -262,6 +262,99 @@ ${TOOLSETS.map((t) => `  ${t}: { tools: [main/echo, main/ask] }`).join("\n")}
   });
 });
 
+describe("2026-07-28 contexts: per client and in total", () => {
+  // Each context its own instance (per-session, with a credential value), so a context made anew shows as a new
+  // upstream instance: how many there were is how many contexts were made.
+  const OWN = `
+upstreams:
+  main: { command: in-process, isolation: per-session, header_env: { x-api-key: API_KEY }, max_instances: 16 }
+toolsets:
+${TOOLSETS.map((t) => `  ${t}: { tools: [main/echo, main/slow] }`).join("\n")}
+limits: { instances_per_minute: 100 }
+`;
+  const as = (address: string) => ({ address, headers: { "x-api-key": `key-${address}` } });
+  const list = (tp: Toolpacks, address: string, query: string) =>
+    modern(tp, "tools/list", {}, { ...as(address), query });
+  const slow = (tp: Toolpacks, address: string, query: string) =>
+    modern(tp, "tools/call", { name: "slow", arguments: {} }, { ...as(address), query });
+  const made = (tp: InProcess) => tp.servers.get("main")?.length ?? 0;
+
+  test("a client past limits.contexts_per_client gives up its own least recently used idle context", async () => {
+    const tp = served(OWN, { limits: { contextsPerClient: 2 } });
+    for (const q of ["only=t1", "only=t2", "only=t1"])
+      expect((await list(tp.toolpacks, "10.0.0.1", q)).status).toBe(200);
+    expect(made(tp)).toBe(2);
+    // A third selection: t2 is the least recently used of the client's two, and goes.
+    expect((await list(tp.toolpacks, "10.0.0.1", "only=t3")).status).toBe(200);
+    expect(made(tp)).toBe(3);
+    expect((await list(tp.toolpacks, "10.0.0.1", "only=t1")).status).toBe(200);
+    expect(made(tp)).toBe(3);
+    expect((await list(tp.toolpacks, "10.0.0.1", "only=t2")).status).toBe(200);
+    expect(made(tp)).toBe(4);
+  });
+
+  test("a client past limits.contexts_per_client with none idle gets 503 naming it; another client does not", async () => {
+    const tp = served(OWN, { limits: { contextsPerClient: 2 } });
+    const calls = [slow(tp.toolpacks, "10.0.0.1", "only=t1"), slow(tp.toolpacks, "10.0.0.1", "only=t2")];
+    await until(() => tp.held() === 2, "two slow calls in flight");
+    const refused = await list(tp.toolpacks, "10.0.0.1", "only=t3");
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get("retry-after")).toBe("30");
+    expect(refused.answer?.error?.message).toMatch(/limits\.contexts_per_client: 2/);
+    expect((await list(tp.toolpacks, "10.0.0.2", "only=t3")).status).toBe(200);
+    tp.release();
+    for (const c of await Promise.all(calls))
+      expect(c.answer?.result).toMatchObject({ content: [{ text: "slow done" }] });
+    // Their requests answered, the client's contexts are idle again: one makes room.
+    expect((await list(tp.toolpacks, "10.0.0.1", "only=t3")).status).toBe(200);
+  });
+
+  test("past limits.contexts with no context that may go, a newcomer gets 503 naming limits.contexts", async () => {
+    const tp = served(OWN, { limits: { contexts: 2, contextsPerClient: 10 } });
+    const calls = [slow(tp.toolpacks, "10.0.0.1", "only=t1"), slow(tp.toolpacks, "10.0.0.1", "only=t2")];
+    await until(() => tp.held() === 2, "two slow calls in flight");
+    const refused = await list(tp.toolpacks, "10.0.0.2", "only=t3");
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get("retry-after")).toBe("30");
+    expect(refused.answer?.error?.message).toMatch(/limits\.contexts: 2\)/);
+    tp.release();
+    await Promise.all(calls);
+    // Client 1 holds both (over its fair share of 1) and they are idle now: one gives way.
+    expect((await list(tp.toolpacks, "10.0.0.2", "only=t3")).status).toBe(200);
+  });
+
+  test("a context with a request in flight is never evicted by another client's requests on many selections", async () => {
+    // The holder has 3 of 4 contexts (over its fair share of 2) and the busy one is its least recently used:
+    // only the request in flight keeps it.
+    const tp = served(OWN, { limits: { contexts: 4, contextsPerClient: 4 } });
+    const inFlight = slow(tp.toolpacks, "10.0.0.1", "only=t1");
+    await until(() => tp.held() === 1, "the slow call in flight");
+    for (const q of ["only=t2", "only=t3"])
+      expect((await list(tp.toolpacks, "10.0.0.1", q)).status).toBe(200);
+    const selections: string[] = [];
+    for (let i = 0; i < TOOLSETS.length; i++)
+      for (let j = i + 1; j < TOOLSETS.length; j++) selections.push(`only=${TOOLSETS[i]},${TOOLSETS[j]}`);
+    const statuses = new Set<number>();
+    for (const query of [...selections, ...TOOLSETS.map((t) => `only=${t}`)]) {
+      const r = await list(tp.toolpacks, "10.0.1.1", query);
+      statuses.add(r.answer?.result?.tools ? 200 : r.status);
+    }
+    expect([...statuses]).toEqual([200]);
+    expect(made(tp)).toBe(3 + selections.length + TOOLSETS.length);
+    // The call in flight still answers on its context …
+    expect(tp.held()).toBe(1);
+    tp.release();
+    const answer = await inFlight;
+    expect(answer.answer?.error).toBeUndefined();
+    expect(answer.answer?.result).toMatchObject({ content: [{ text: "slow done" }] });
+    expect((await list(tp.toolpacks, "10.0.0.1", "only=t1")).status).toBe(200);
+    expect(made(tp)).toBe(3 + selections.length + TOOLSETS.length);
+    // … while contexts were pushed out, the holder's idle ones among them (t2's is made anew).
+    expect((await list(tp.toolpacks, "10.0.0.1", "only=t2")).status).toBe(200);
+    expect(made(tp)).toBe(4 + selections.length + TOOLSETS.length);
+  });
+});
+
 describe("file-descriptor headroom", () => {
   const BASIC = `
 upstreams:
@@ -327,6 +420,36 @@ toolsets:
 limits: { instances_per_minute: 3, sessions_per_client: 100 }
 `;
 
+  test("past max_instances a newcomer takes an idle instance of the client holding the most; a client with one keeps it", async () => {
+    // Before (#25), the least recently used idle instance went whoever held it: the light client's, here.
+    const tp = served(`
+upstreams:
+  main: { command: in-process, header_env: { x-api-key: API_KEY }, max_instances: 4 }
+toolsets:
+  a: { tools: [main/echo] }
+limits: { instances_per_minute: 100 }
+`);
+    const light = { address: "10.0.0.2", headers: { "x-api-key": "light" } };
+    const lightSession = await initialize(tp.toolpacks, light);
+    const heavy = [];
+    for (const key of ["h1", "h2", "h3"]) {
+      const ask = { address: "10.0.0.1", headers: { "x-api-key": key } };
+      heavy.push({ ask, id: await initialize(tp.toolpacks, ask) });
+    }
+    expect(tp.servers.get("main")?.length).toBe(4);
+    const newcomer = { address: "10.0.0.3", headers: { "x-api-key": "new" } };
+    const fresh = await initialize(tp.toolpacks, newcomer);
+    expect((await call2025(tp.toolpacks, fresh, "echo", { text: "n" }, newcomer)).status).toBe(200);
+    // 4 slots over 3 clients: a fair share of 1. The heavy client (3) gives up its least recently used one …
+    const statuses = [];
+    for (const h of heavy)
+      statuses.push((await call2025(tp.toolpacks, h.id, "echo", { text: "h" }, h.ask)).status);
+    expect(statuses).toEqual([404, 200, 200]);
+    // … and the client with one, used least recently of all, keeps it.
+    const kept = await call2025(tp.toolpacks, lightSession, "echo", { text: "still" }, light);
+    expect(kept.answer?.result).toMatchObject({ content: [{ text: "still" }] });
+  });
+
   test("a slot is reserved for the instance the session really uses: many sessions on one running instance start nothing, spend no start rate and end nobody's instance", async () => {
     // Before (#25), each new session "needed an instance": it ended another user's idle instance and spent the
     // start-rate bucket (70 sessions on one running instance got 10 × 429).
@@ -356,5 +479,57 @@ limits: { instances_per_minute: 3, sessions_per_client: 100 }
       },
     );
     expect(mine.status).toBe(200);
+  });
+  test("a per-user upstream's slot is reserved for the principal's own instance: many sessions of one principal start nothing, spend no start rate and end nobody's instance", async () => {
+    // Before (#24/#25), the slot was reserved without the principal (the instance key of a per-user upstream is
+    // its identity): each new session of alice "needed an instance", ended bob's or carol's idle one and spent
+    // alice's start rate. The header_env test above cannot show it: credential values were always passed.
+    const ENV = {
+      ALICE: "alice-token-for-tests",
+      BOB: "bob-token-for-tests",
+      CAROL: "carol-token-for-tests",
+    };
+    const tp = served(
+      `
+auth:
+  tokens:
+    - { token: "\${ALICE}", subject: alice }
+    - { token: "\${BOB}", subject: bob }
+    - { token: "\${CAROL}", subject: carol }
+upstreams:
+  main: { url: "http://in-process.invalid/mcp", oauth: { mode: per-user }, max_instances: 3 }
+toolsets:
+  a: { tools: [main/echo] }
+  b: { tools: [main/echo, main/add] }
+  c: { tools: [main/add] }
+limits: { instances_per_minute: 3, sessions_per_client: 100 }
+`,
+      {},
+      ENV,
+    );
+    const as = (token: string) => ({ headers: { authorization: `Bearer ${token}` } });
+    const bob = await initialize(tp.toolpacks, as(ENV.BOB));
+    const carol = await initialize(tp.toolpacks, as(ENV.CAROL));
+    const alice = as(ENV.ALICE);
+    const sessions = [];
+    for (let i = 0; i < 12; i++) sessions.push(await initialize(tp.toolpacks, alice));
+    for (const s of sessions.slice(-3))
+      expect((await call2025(tp.toolpacks, s, "echo", { text: "a" }, alice)).answer?.result).toMatchObject({
+        content: [{ text: "a" }],
+      });
+    for (const query of ["", "only=a", "only=b", "only=c"]) {
+      const r = await modern(tp.toolpacks, "tools/list", {}, { ...alice, query });
+      expect(r.answer?.error).toBeUndefined();
+      expect(r.answer?.result?.tools).toBeDefined();
+    }
+    // One instance per principal, however many sessions and contexts use it.
+    expect(tp.servers.get("main")?.length).toBe(3);
+    for (const [session, token] of [
+      [bob, ENV.BOB],
+      [carol, ENV.CAROL],
+    ] as const) {
+      const r = await call2025(tp.toolpacks, session, "echo", { text: "mine" }, as(token));
+      expect(r.answer?.result).toMatchObject({ content: [{ text: "mine" }] });
+    }
   });
 });

@@ -188,6 +188,7 @@ describe("limits: token buckets", () => {
 
 describe("limits: instance slots", () => {
   interface FakeSession extends SlotUser {
+    client: string;
     lastSeen: number;
     busy: number;
     ref: InstanceRef;
@@ -217,10 +218,10 @@ describe("limits: instance slots", () => {
       instancesPerMinute: () => perMinute,
       now: () => 0,
     });
-    const add = (key: string, lastSeen: number, busy = false) => {
+    const add = (key: string, lastSeen: number, busy = false, client = "client") => {
       const ref = sessionRef("u", key);
       running.push(ref);
-      const session = { lastSeen, busy: busy ? 1 : 0, ref };
+      const session = { client, lastSeen, busy: busy ? 1 : 0, ref };
       sessions.push(session);
       return session;
     };
@@ -228,7 +229,7 @@ describe("limits: instance slots", () => {
   }
   const want = (ref: InstanceRef) => new Map([[ref.upstream, ref]]);
 
-  test("a new instance past max_instances takes the least recently used idle one's slot, ending its session", async () => {
+  test("a client's new instance past max_instances takes its own least recently used idle one's slot, ending its session", async () => {
     const { s, add, ended, closed } = slots(3);
     const old = add("a", 10);
     add("b", 5, true);
@@ -236,6 +237,61 @@ describe("limits: instance slots", () => {
     await s.reserve(want(sessionRef("u", "d")), "client");
     expect(ended).toEqual([old]);
     expect(closed).toEqual([old.ref.id]);
+  });
+
+  test("past max_instances a newcomer takes an idle instance of the client holding the most, never of one at or under its fair share", async () => {
+    // Before (#25), the least recently used idle instance went, whoever held it: here, the one client with a
+    // single instance would have lost it to the newcomer while another held three.
+    const { s, add, ended } = slots(4);
+    const lonely = add("one", 1, false, "address:lonely");
+    add("h1", 50, false, "address:heavy");
+    const heavyOldest = add("h2", 40, false, "address:heavy");
+    add("h3", 60, false, "address:heavy");
+    await s.reserve(want(sessionRef("u", "new")), "address:new");
+    // Fair share: 4 slots over 3 clients = 1; the heavy client holds 3, its least recently used goes.
+    expect(ended).toEqual([heavyOldest]);
+    expect(ended).not.toContain(lonely);
+  });
+
+  test("a newcomer is refused rather than take from clients at their fair share; its own idle instance may always go", async () => {
+    const { s, add, ended } = slots(2);
+    const a = add("a", 1, false, "address:a");
+    add("b", 2, false, "address:b");
+    // Fair share: 2 slots over 3 clients = at least 1; a and b hold one each: nobody over it.
+    const err = await s.reserve(want(sessionRef("u", "c")), "address:c").catch((e: WireError) => e);
+    expect(err).toMatchObject({ status: 503, headers: { "retry-after": "30" } });
+    expect((err as Error).message).toMatch(/max_instances: 2\) and none may be taken/);
+    expect(ended).toEqual([]);
+    // A client at its share may still replace its own idle instance with a new one.
+    await s.reserve(want(sessionRef("u", "a2")), "address:a");
+    expect(ended).toEqual([a]);
+  });
+
+  test("a busy instance of the heaviest client is kept; its idle one goes, then the next heaviest's over its share", async () => {
+    const { s, add, ended } = slots(6);
+    add("h1", 1, true, "address:heavy");
+    const idle = add("h2", 50, false, "address:heavy");
+    add("h3", 2, true, "address:heavy");
+    const m1 = add("m1", 3, false, "address:middle");
+    add("m2", 4, false, "address:middle");
+    const light = add("l1", 0, false, "address:light");
+    await s.reserve(want(sessionRef("u", "n1")), "address:new");
+    expect(ended).toEqual([idle]);
+    // 6 slots over 4 clients = 1 each: heavy (2, both busy) cannot give; middle (2) gives its oldest.
+    await s.reserve(want(sessionRef("u", "n2")), "address:new2");
+    expect(ended).toEqual([idle, m1]);
+    expect(ended).not.toContain(light);
+  });
+
+  test("an instance that runs for a session still opening is never taken as one nobody uses", async () => {
+    const { s, running, ended, closed } = slots(1);
+    const opening = sessionRef("u", "opening");
+    await s.reserve(want(opening), "address:a");
+    running.push(opening); // it runs; its session is not registered yet
+    const err = await s.reserve(want(sessionRef("u", "n")), "address:b").catch((e: WireError) => e);
+    expect(err).toMatchObject({ status: 503 });
+    expect(ended).toEqual([]);
+    expect(closed).toEqual([]);
   });
 
   test("newcomers opening at the same time never promise more slots than max_instances", async () => {
