@@ -18,8 +18,8 @@ export interface SlotUser {
   readonly lastSeen: number;
   /** Its requests in flight (none: it is idle). */
   readonly busy: number;
-  /** Something of it is open that ending it would cut (a stream, a listen stream, a parked call): not idle. */
-  readonly holding?: boolean;
+  /** A listen stream or a parked call is open on it: its instance keeps its slot (a GET stream alone does not). */
+  readonly pinned?: boolean;
 }
 
 export interface SlotDeps<S extends SlotUser> {
@@ -138,7 +138,7 @@ export class InstanceSlots<S extends SlotUser> {
       if (!users.length) return ref;
       const latest = users.reduce((a, b) => (b.lastSeen > a.lastSeen ? b : a));
       count(latest.client);
-      if (users.some((s) => s.busy > 0 || s.holding === true)) continue;
+      if (users.some((s) => s.busy > 0 || s.pinned === true)) continue;
       const list = idle.get(latest.client) ?? [];
       list.push({ ref, lastUse: latest.lastSeen });
       idle.set(latest.client, list);

@@ -137,7 +137,15 @@ export class Session implements Dispatched {
 
   /** Something of it is open that closing it would cut: its GET stream, a listen stream, a parked call. */
   get holding(): boolean {
-    return (this.transport?.holding ?? false) || this.listeners.open > 0 || this.host.bridges.holds(this);
+    return (this.transport?.holding ?? false) || this.pinned;
+  }
+
+  /**
+   * What a client waits on beyond a request of its own: a listen stream or a parked call. Its instance keeps its
+   * slot for it (a GET stream alone does not: every client holds one, and a slot would then never free up).
+   */
+  get pinned(): boolean {
+    return this.listeners.open > 0 || this.host.bridges.holds(this);
   }
 
   /** Whether a request of the client with this id is still being answered (an id may not be reused meanwhile). */

@@ -313,7 +313,7 @@ describe("limits: instance slots", () => {
   test("an instance whose session holds a parked call or a listen stream is never taken, however long ago it was used", async () => {
     // Before (#25), only requests in flight kept an instance: a newcomer ended the session of a parked call.
     const { s, add, ended, closed } = slots(2);
-    const parked = Object.assign(add("a", 1), { holding: true });
+    const parked = Object.assign(add("a", 1), { holding: true, pinned: true });
     const idle = add("b", 50);
     await s.reserve(want(sessionRef("u", "d")), "client");
     expect(ended).toEqual([idle]);
