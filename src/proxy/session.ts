@@ -95,6 +95,8 @@ export class Session implements Dispatched {
   private chosen: Selection;
   private current: Resolution;
   private initializing: ((params: Params) => Promise<void>) | undefined;
+  /** What `initializing` is doing, while it does it: the session's other requests wait for it. */
+  private fitting: Promise<void> | undefined;
   private currentRefs: ReadonlyMap<string, InstanceRef>;
   private transport: SessionTransport | undefined;
   /** The conversation with the client over its transport: its requests, our requests, cancellations. */
@@ -290,6 +292,7 @@ export class Session implements Dispatched {
       ask: codec.askable ? (r, s) => this.askClient(r, s, id) : () => Promise.reject(errors.notAskable()),
     };
     try {
+      if (this.fitting && m.method !== "initialize") await this.fitting;
       const params = m.params ?? {};
       codec.accept(m.method);
       const result = codec.result(m.method, params, await handle(this, m.method, params, call), {
@@ -354,7 +357,9 @@ export class Session implements Dispatched {
     const before = this.initializing;
     if (!before) return this.initialized(params);
     this.initializing = undefined;
-    return before(params).then(() => this.initialized(params));
+    // Requests the client sends before the answer (pipelined) wait for it too: none is served unfitted.
+    this.fitting = before(params).catch(() => {});
+    return this.fitting.then(() => this.initialized(params));
   }
 
   private initialized(params: Params): Params {
