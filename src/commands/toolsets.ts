@@ -93,10 +93,14 @@ function liveTable(catalog: Catalog, report: ToolsetsReport, live: LiveCost): st
   lines.push(line("everything on:", e));
   if (e.schema_bytes > 0) {
     const saved = e.schema_bytes - s.schema_bytes;
+    const listed = report.without_deferral;
     lines.push(
       saved >= 0
         ? `saving: ${((100 * saved) / e.schema_bytes).toFixed(1)}% (≈${e.approx_tokens - s.approx_tokens} tokens a turn)`
-        : "saving: none (the selection lists more than everything on: a toolset it enables conflicts with another)",
+        : listed && s.schema_bytes > listed.schema_bytes
+          ? // Deferring lists find_tools and call_tool in place of the deferred tools: here they are the bigger.
+            `saving: none (find_tools and call_tool cost more than the deferral saves: ≈${s.approx_tokens - listed.approx_tokens} tokens a turn more than listing every tool)`
+          : "saving: none (the selection lists more than everything on: a toolset it enables conflicts with another)",
     );
   }
   return lines.join("\n");
@@ -221,6 +225,10 @@ function profileLines(report: ToolsetsReport, live: boolean): string[] {
       `deferred by profile: ${deferred.map((d) => d.name).join(", ")} (${deferred[0]!.reason}); found with find_tools`,
     );
   if (p.descriptions_cut) lines.push(`descriptions cut: ${p.descriptions_cut} (whole in find_tools)`);
-  lines.push(p.over ? `over its caps: ${p.over} (served as it is)` : "within its caps");
+  const over =
+    p.defer === "none"
+      ? "defer none: served as it is"
+      : "even with every toolset it may defer deferred: served with them deferred";
+  lines.push(p.over ? `over its caps: ${p.over} (${over})` : "within its caps");
   return lines;
 }

@@ -286,10 +286,19 @@ export class Front {
     unknown: readonly string[];
     forbidden?: readonly string[];
   }> {
-    const caller = this.caller("2025", { query, headers: {}, address: "stdio" }, principal, { query });
+    const arrival: Arrival = { query, headers: {}, address: "stdio" };
+    const caller = this.caller("2025", arrival, principal, { query });
     if (caller instanceof WireError)
       throw new Error(`bad --toolsets selection: ${caller.message.replace(/^Bad selection: /, "")}`);
-    const opened = await this.sessions.open(caller, { stdio: true }, connect);
+    // The session opens before its client's initialize (its upstreams start meanwhile); the initialize then says
+    // who the client is, and a client with a profile is served the selection for it from its first list on.
+    const initialized = (params: Record<string, unknown>): Caller | undefined => {
+      const profile = profileOfInit(this.gateway.catalog, params);
+      if (!profile) return undefined;
+      const fitted = this.caller("2025", arrival, principal, { query, profile });
+      return fitted instanceof WireError ? undefined : fitted;
+    };
+    const opened = await this.sessions.open(caller, { stdio: true, initialized }, connect);
     if (opened instanceof WireError) throw opened;
     const { selection, resolution } = opened;
     return {

@@ -46,6 +46,11 @@ export interface OpenHow {
   readonly stateless?: boolean;
   /** The one session of a stdio connection (no id goes on the wire). */
   readonly stdio?: boolean;
+  /**
+   * The caller its client's initialize makes it (its profile matched from the params), when that differs from the
+   * one it opened with: a stdio session opens before its client says who it is (SPEC §14.5).
+   */
+  readonly initialized?: (params: Record<string, unknown>) => Caller | undefined;
 }
 
 export class LegacySessions {
@@ -97,6 +102,9 @@ export class LegacySessions {
           principal,
           digest: how.stdio ? "stdio" : digest,
           ...(how.stateless ? { oneRequest: true } : {}),
+          ...(how.initialized
+            ? { initializing: (params) => this.refit(session, how.initialized!(params), params) }
+            : {}),
         })
         .finally(slots);
     } catch (err) {
@@ -121,6 +129,48 @@ export class LegacySessions {
     });
     if (told.warning) this.gateway.logger.warn(told.warning, { session: digest, ...told.fields });
     return session;
+  }
+
+  /**
+   * Serves a session the selection of the caller its initialize made it (nothing when there is none), on that
+   * caller's instances, before the initialize is answered; one that cannot be (no instance slot, the resolution
+   * failed) keeps what it had, said at warn.
+   */
+  private async refit(
+    session: Session,
+    caller: Caller | undefined,
+    params: Record<string, unknown>,
+  ): Promise<void> {
+    if (!caller) return;
+    const log = this.gateway.logger;
+    const refs = instancesOf(this.gateway.catalog, caller, session.sessionKey);
+    const slots = await this.admission.instances(refs, caller.client);
+    try {
+      if (slots instanceof WireError) throw slots;
+      await this.gateway.refit(session, caller.selection, refs);
+    } catch (err) {
+      log.warn("the client's profile could not be applied; serving the session as it opened", {
+        session: session.digest,
+        error: (err as Error).message,
+      });
+      return;
+    } finally {
+      if (!(slots instanceof WireError)) slots();
+    }
+    const r = session.resolution;
+    const told = sessionLog(
+      this.gateway,
+      caller.selection,
+      r,
+      (params.clientInfo as { name?: unknown })?.name,
+    );
+    log.info("client profile applied", {
+      session: session.digest,
+      active: r.active,
+      tools: r.tools.length,
+      ...told.fields,
+    });
+    if (told.warning) log.warn(told.warning, { session: session.digest, ...told.fields });
   }
 
   /**

@@ -53,6 +53,8 @@ export interface Opening {
   readonly owner?: string;
   /** Whose captured values (default: the id's digest; null: none, SPEC §8.5). */
   readonly stateOwner?: string | null;
+  /** Run before the client's first initialize is answered (a stdio session's profile, SPEC §14.5). */
+  readonly initializing?: (params: Record<string, unknown>) => Promise<void>;
 }
 
 export class Gateway implements SessionHost {
@@ -259,6 +261,7 @@ export class Gateway implements SessionHost {
         ...(o.oneRequest ? { oneRequest: true } : {}),
         ...(o.owner !== undefined ? { owner: o.owner } : {}),
         ...(o.stateOwner !== undefined ? { stateOwner: o.stateOwner } : {}),
+        ...(o.initializing ? { initializing: o.initializing } : {}),
       });
       this.sessions.add(session);
       this.metrics.sessionOpened(o.selection.key);
@@ -267,6 +270,36 @@ export class Gateway implements SessionHost {
       for (const ref of acquired) this.pool.release(ref);
       throw err;
     }
+  }
+
+  /**
+   * Serves a live session another selection (the door's, for the same caller), on the instances the door chose
+   * for it, before its client has seen a list: holds the new instances, resolves, swaps, lets go of the old. A
+   * failure leaves the session as it was.
+   */
+  async refit(session: Session, selection: Selection, refs: ReadonlyMap<string, InstanceRef>): Promise<void> {
+    const acquired: InstanceRef[] = [];
+    let resolution: Resolution;
+    try {
+      for (const ref of refs.values()) {
+        this.pool.acquire(ref);
+        acquired.push(ref);
+      }
+      resolution = await this.resolve(selection, refs);
+    } catch (err) {
+      for (const ref of acquired) this.pool.release(ref);
+      throw err;
+    }
+    if (!this.sessions.has(session)) {
+      // It closed meanwhile (and let go of its instances): the new ones go too.
+      for (const ref of acquired) this.pool.release(ref);
+      return;
+    }
+    const before = session.refs;
+    this.metrics.sessionClosed(session.selection.key);
+    session.refit(selection, resolution, refs);
+    this.metrics.sessionOpened(selection.key);
+    for (const ref of before.values()) this.pool.release(ref);
   }
 
   async closeSession(session: Session): Promise<void> {

@@ -22,7 +22,7 @@ export interface Dispatched extends SessionState {
   readonly capabilities: ServerCapabilities;
   readonly listeners: ListenHost;
   /** The 2025 handshake: the session takes the client's initialize and answers it. */
-  initialize(params: Params): Params;
+  initialize(params: Params): Params | Promise<Params>;
 }
 
 export function handle(s: Dispatched, method: string, params: Params, call: Call): Promise<Params> | Params {

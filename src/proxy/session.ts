@@ -58,6 +58,11 @@ export interface SessionInit {
   readonly principal?: Principal | undefined; // who opened it (SessionState.principal); never a token
   readonly owner?: string; // what its 2026-07-28 request states are bound to: a digest, never a credential
   readonly stateOwner?: string | null; // whose captured values (default: sessionKey's digest; null: none, §8.5)
+  /**
+   * Run before the client's first initialize is answered (stdio: the session opened before the client said who
+   * it is, so the door fits it to the client's profile then, SPEC §14.5).
+   */
+  readonly initializing?: (params: Params) => Promise<void>;
 }
 
 /** How long the client may take to answer a request of ours (sampling, elicitation, roots). */
@@ -74,7 +79,6 @@ export class Session implements Dispatched {
   lastSeen: number;
   logLevel: LogLevel = "debug";
   readonly stateOwner: string | undefined;
-  readonly selection: Selection;
   readonly digest: string;
   readonly sessionKey: string;
   readonly credentials: Credentials;
@@ -86,9 +90,13 @@ export class Session implements Dispatched {
   clientCapabilities: ClientCapabilities | undefined;
   clientInfo: { name: string; version: string } | undefined;
   protocolVersion: string | undefined;
-  readonly capabilities: ServerCapabilities;
+  private caps: ServerCapabilities;
   readonly listeners: Listeners;
+  private chosen: Selection;
   private current: Resolution;
+  private initializing: ((params: Params) => Promise<void>) | undefined;
+  /** What `initializing` is doing, while it does it: the session's other requests wait for it. */
+  private fitting: Promise<void> | undefined;
   private currentRefs: ReadonlyMap<string, InstanceRef>;
   private transport: SessionTransport | undefined;
   /** The conversation with the client over its transport: its requests, our requests, cancellations. */
@@ -106,8 +114,9 @@ export class Session implements Dispatched {
     this.id = init.id;
     this.kind = init.kind;
     this.client = init.client;
-    this.selection = init.selection;
+    this.chosen = init.selection;
     this.current = init.resolution;
+    this.initializing = init.initializing;
     this.currentRefs = init.refs;
     this.digest = init.digest;
     this.sessionKey = init.sessionKey;
@@ -119,7 +128,7 @@ export class Session implements Dispatched {
     this.owner = init.owner ?? init.digest;
     this.lastSeen = host.now();
     this.stateOwner = ownerOfValues(init.stateOwner, init.sessionKey);
-    this.capabilities = capabilitiesOf(init.resolution.upstreams.map((u) => this.link(u).capabilities ?? {}));
+    this.caps = this.capabilitiesNow();
     this.listeners = new Listeners(this);
     this.peer = new RpcPeer((m, related) => this.send(m as JSONRPCMessage, related), {
       request: (r, signal, id, extra) =>
@@ -165,6 +174,19 @@ export class Session implements Dispatched {
       this.principal !== undefined ||
       this.selection.gated === true
     );
+  }
+
+  /** What it advertises: what the upstreams of its resolution do. */
+  get capabilities(): ServerCapabilities {
+    return this.caps;
+  }
+
+  private capabilitiesNow(): ServerCapabilities {
+    return capabilitiesOf(this.current.upstreams.map((u) => this.link(u).capabilities ?? {}));
+  }
+
+  get selection(): Selection {
+    return this.chosen;
   }
 
   get resolution(): Resolution {
@@ -278,6 +300,7 @@ export class Session implements Dispatched {
       ask: codec.askable ? (r, s) => this.askClient(r, s, id) : () => Promise.reject(errors.notAskable()),
     };
     try {
+      if (this.fitting && m.method !== "initialize") await this.fitting;
       const params = m.params ?? {};
       codec.accept(m.method);
       const result = codec.result(m.method, params, await handle(this, m.method, params, call), {
@@ -338,7 +361,16 @@ export class Session implements Dispatched {
   }
 
   /** The client's initialize: answered, and the session takes what it declared; one that fails ends it. */
-  initialize(params: Params): Params {
+  initialize(params: Params): Params | Promise<Params> {
+    const before = this.initializing;
+    if (!before) return this.initialized(params);
+    this.initializing = undefined;
+    // Requests the client sends before the answer (pipelined) wait for it too: none is served unfitted.
+    this.fitting = before(params).catch(() => {});
+    return this.fitting.then(() => this.initialized(params));
+  }
+
+  private initialized(params: Params): Params {
     try {
       return this.handshake(params);
     } catch (err) {
@@ -392,6 +424,17 @@ export class Session implements Dispatched {
 
   standalone(request: { method: string; params?: Params }, signal: AbortSignal): Promise<Params> {
     return this.askClient(request, signal);
+  }
+
+  /**
+   * Takes another selection with its resolution and instances before the client has seen any list (the door fits
+   * a stdio session to its client's profile at initialize): nothing is announced.
+   */
+  refit(selection: Selection, resolution: Resolution, refs: ReadonlyMap<string, InstanceRef>): void {
+    this.chosen = selection;
+    this.current = resolution;
+    this.currentRefs = refs;
+    this.caps = this.capabilitiesNow();
   }
 
   /** Swaps in a new resolution (whole state); tells the client which of its lists changed. */

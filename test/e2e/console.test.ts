@@ -201,6 +201,41 @@ describe.skipIf(NO_CHROMIUM !== undefined)(unless(NO_CHROMIUM, "the browser cons
     });
   });
 
+  describe("the defer switch", () => {
+    test("deferring a toolset that is on spells the URL with defer= and moves its tools behind find_tools; undeferring undoes it", async () => {
+      const page = await browser.page();
+      await open(page, fixture.base);
+      const defer = card(page, "base").locator("#ts-base-defer");
+      expect(await defer.getAttribute("aria-checked")).toBe("false");
+      const listed = await selectedTools(page);
+      expect(listed).toEqual(expect.arrayContaining(["echo", "add"]));
+      expect(listed).not.toContain("find_tools");
+      expect(await page.locator("#url").textContent()).toBe(`${fixture.base}/mcp`);
+
+      await defer.click();
+      await settled(page);
+      expect(await defer.getAttribute("aria-checked")).toBe("true");
+      expect(await page.locator("#url").textContent()).toBe(`${fixture.base}/mcp?defer=base`);
+      const deferred = await selectedTools(page);
+      expect(deferred).not.toContain("echo");
+      expect(deferred).not.toContain("add");
+      expect(deferred).toEqual(expect.arrayContaining(["find_tools", "call_tool"]));
+      expect(await card(page, "base").locator(".status").textContent()).toContain("deferred (find_tools)");
+      // The URL it offers gives a real client exactly that list.
+      const client = await httpClient(`${fixture.base}/mcp?defer=base`);
+      expect((await client.listTools()).tools.map((t) => t.name)).toEqual(deferred);
+      await client.close();
+
+      await defer.click();
+      await settled(page);
+      expect(await defer.getAttribute("aria-checked")).toBe("false");
+      expect(await page.locator("#url").textContent()).toBe(`${fixture.base}/mcp`);
+      expect(await selectedTools(page)).toEqual(listed);
+      expect(page.errors).toEqual([]);
+      await page.close();
+    });
+  });
+
   describe("switches against upstreams whose lists change", () => {
     let page: Awaited<ReturnType<typeof browser.page>>;
     beforeAll(async () => {

@@ -167,7 +167,7 @@ describe("toolpacks eval", () => {
     const base = ["eval", config, "--tasks", tasksFile, "--catalog", saved];
     const over = await runCli([...base, "--min-recall1", String(Math.min(1, r1 + 0.01))]);
     expect(over.code).toBe(1);
-    expect(over.stdout).toMatch(/FAILED: recall@1 ≥/);
+    expect(over.stdout).toContain(`FAILED: recall@1 ${r1.toFixed(3)} < ${Math.min(1, r1 + 0.01)}`);
     const at = await runCli([...base, "--min-recall1", String(r1), "--min-recall5", "0"]);
     expect(at.code).toBe(0);
     expect(at.stdout).toMatch(/passed: recall@1 ≥ [\d.]+, recall@5 ≥ 0/);

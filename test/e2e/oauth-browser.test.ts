@@ -5,21 +5,14 @@
  */
 
 import { randomBytes } from "node:crypto";
-import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { CHROMIUM, NO_CHROMIUM } from "../helpers/browser.js";
 import { type AuthServer, type Protected, startAuthServer, startProtectedServer } from "../helpers/oauth.js";
 import { httpClient, type Served, serve, tempDir, toolNames, until } from "../helpers/proc.js";
 import { unless } from "../helpers/skip.js";
-
-const CHROMIUM = ["/usr/bin/chromium", "/usr/lib/chromium/chromium"].find((p) => existsSync(p));
-// chromium comes from Debian's package, which .ci/run installs; in CI this file runs anyway (and fails without it).
-const noChromium =
-  CHROMIUM || process.env.CI
-    ? undefined
-    : "chromium is not installed: apt-get install -y chromium (.ci/run does), then run this file again";
 
 const tmp = tempDir();
 const TOKENS = { BOB_TOKEN: "bob-token-1Qz7Wd4Lm", ALICE_TOKEN: "alice-token-8Tp3Xv6Nc" };
@@ -28,7 +21,7 @@ let mcp: Protected;
 let mcpUrl = "";
 let served: Served;
 
-describe.skipIf(noChromium !== undefined)(unless(noChromium, "the start page in a real browser"), () => {
+describe.skipIf(NO_CHROMIUM !== undefined)(unless(NO_CHROMIUM, "the start page in a real browser"), () => {
   beforeAll(async () => {
     as = await startAuthServer({ resource: () => mcpUrl });
     mcp = await startProtectedServer(as.issuer);

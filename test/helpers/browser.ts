@@ -9,11 +9,20 @@ import { type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll } from "vitest";
 import { ROOT } from "./proc.js";
 
-const CHROMIUM = "/usr/bin/chromium";
+/** Where Debian's chromium may be (the launcher script, or the binary itself), in the order tried: as `.ci/run` checks. */
+const CHROMIUM_PATHS = ["/usr/bin/chromium", "/usr/lib/chromium/chromium"] as const;
+
+/** The first of the places chromium may be that exists, or undefined. */
+export function chromiumAt(exists: (path: string) => boolean = existsSync): string | undefined {
+  return CHROMIUM_PATHS.find((p) => exists(p));
+}
+
+/** The chromium the browser tests drive (undefined: not installed). */
+export const CHROMIUM = chromiumAt();
 
 /** Why the browser tests cannot run here (in CI they run anyway, and fail), or undefined. */
 export const NO_CHROMIUM =
-  existsSync(CHROMIUM) || process.env.CI
+  CHROMIUM || process.env.CI
     ? undefined
     : "chromium is not installed: apt-get install -y chromium (.ci/run does), then run this file again";
 
@@ -45,7 +54,7 @@ export function browserForFile(): {
     profile = mkdtempSync(join(tmpdir(), "toolpacks-chromium-"));
     // launchPersistentContext passes the profile as --user-data-dir.
     context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
+      executablePath: CHROMIUM!,
       headless: true,
       args: ARGS,
       viewport: { width: 1280, height: 900 },

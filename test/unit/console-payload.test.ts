@@ -6,6 +6,7 @@ import { describe, expect, test } from "vitest";
 import { withAccess } from "../../src/access.js";
 import type { Principal } from "../../src/auth/types.js";
 import type { Inventory } from "../../src/catalog/inventory.js";
+import type { Catalog } from "../../src/catalog/types.js";
 import { consolePayload } from "../../src/console/payload.js";
 import type { ConsoleSource, ReportView } from "../../src/console/source.js";
 import type { ServerInfo } from "../../src/console/wire.js";
@@ -42,19 +43,24 @@ const source = {
 } as unknown as ConsoleSource;
 
 /** What the gateway's report gives for a query and principal, over this inventory (the pure parts of it). */
-function view(query: string, principal: Principal | undefined, known: Inventory = inventory): ReportView {
-  const r = select(catalog, query);
+function view(
+  query: string,
+  principal: Principal | undefined,
+  known: Inventory = inventory,
+  of: Catalog = catalog,
+): ReportView {
+  const r = select(of, query);
   if (!r.ok) throw new Error(r.error);
-  const selection = withAccess(catalog, r.selection, principal);
-  const resolution = resolve(catalog, selection, known);
+  const selection = withAccess(of, r.selection, principal);
+  const resolution = resolve(of, selection, known);
   const instances = [...known].map(([upstream, state]) => ({ upstream, kind: "shared" as const, state }));
   const report = toolsetsReport(
-    catalog,
+    of,
     selection,
     resolution,
     [],
     resolveEverything(
-      catalog,
+      of,
       instances.map((i) => ({ ref: { kind: i.kind, upstream: i.upstream }, state: i.state })),
     ),
   );
@@ -139,5 +145,49 @@ describe("the console's payload", () => {
     expect(p.costs.deferred.tools).toBe(3); // ping (always), find_tools, call_tool
     const fewer = consolePayload(source, view("", scoped), SERVER, "");
     expect(fewer.costs.everything.tools).toBe(3);
+  });
+});
+
+describe("what is wrong with a toolset, as its card says it", () => {
+  const tangled = catalogOf(`
+upstreams:
+  mail: { command: mail-server }
+  chat: { command: chat-server }
+  drive: { url: "https://drive.example/mcp" }
+toolsets:
+  mail: { tools: [mail/*] }
+  chat: { tools: [chat/*] }
+  drive: { tools: [drive/*] }
+`);
+  const known: Inventory = new Map([
+    ...inventoryOf({ mail: ["send", "read"], chat: ["read", "post"] }),
+    [
+      "drive",
+      {
+        status: "unavailable",
+        reason: "waiting for an authorization",
+        authorizeUrl: "https://auth.example/authorize?client_id=toolpacks",
+      },
+    ],
+  ]);
+  const p = consolePayload({ ...source, catalog: tangled }, view("", undefined, known, tangled), SERVER, "");
+
+  test("two toolsets that expose the same name: the second is not on, and its card's problem says conflict", () => {
+    expect(card(p, "mail").state).toBe("active");
+    expect(card(p, "chat")).toMatchObject({
+      state: "conflict",
+      problem: { reason: "conflict", missing: [], detail: expect.stringContaining("read") },
+    });
+    expect(card(p, "chat").problem!.url).toBeUndefined();
+  });
+
+  test("a toolset waiting for an authorization says so, with the link to authorize at", () => {
+    expect(card(p, "drive")).toMatchObject({
+      state: "authorization_required",
+      problem: {
+        reason: "authorization_required",
+        url: "https://auth.example/authorize?client_id=toolpacks",
+      },
+    });
   });
 });

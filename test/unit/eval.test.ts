@@ -1,5 +1,6 @@
 /** `toolpacks eval`, pure: the tasks file, the figures, what is checked before searching, the draft. */
 import { describe, expect, test } from "vitest";
+import { type EvalReport, evalText } from "../../src/eval/format.js";
 import { evaluateTasks, searchedTools, wholeCatalog } from "../../src/eval/run.js";
 import { RANK_DEPTH, rankOf, scoreTasks } from "../../src/eval/score.js";
 import { draftTasks, readTasks, type Task } from "../../src/eval/tasks.js";
@@ -166,5 +167,37 @@ toolsets:
     const read = readTasks("draft.yaml", draft);
     expect(read.ok).toBe(false);
     if (!read.ok) expect(read.errors[0]).toMatch(/^draft\.yaml:6:10: query is empty/);
+  });
+});
+
+describe("the line that says whether eval met its floors", () => {
+  const figure = { tools: 3, schema_bytes: 400, approx_tokens: 100 };
+  const report = (recall1: number, recall5: number, thresholds: EvalReport["thresholds"]): EvalReport => ({
+    selection: "everything",
+    tasks: 4,
+    tools: 3,
+    toolsets: ["docs"],
+    overall: { tasks: 4, recall_at_1: recall1, recall_at_5: recall5, mrr: recall1 },
+    by_toolset: {},
+    misses: [],
+    surfaces: { listed: figure, deferred: figure },
+    ...(thresholds ? { thresholds } : {}),
+  });
+  const last = (r: EvalReport) => evalText(r).split("\n").at(-1);
+
+  test("FAILED names only the floors missed, each with what was measured", () => {
+    expect(last(report(0.75, 1, { min_recall1: 0.99, min_recall5: 0.9, passed: false }))).toBe(
+      "FAILED: recall@1 0.750 < 0.99",
+    );
+    expect(last(report(0.5, 0.6, { min_recall1: 0.9, min_recall5: 0.8, passed: false }))).toBe(
+      "FAILED: recall@1 0.500 < 0.9, recall@5 0.600 < 0.8",
+    );
+    expect(last(report(0.9996, 1, { min_recall1: 1, passed: false }))).toBe("FAILED: recall@1 0.9996 < 1");
+  });
+
+  test("passed names every floor asked for", () => {
+    expect(last(report(1, 1, { min_recall1: 0.9, min_recall5: 0.8, passed: true }))).toBe(
+      "passed: recall@1 ≥ 0.9, recall@5 ≥ 0.8",
+    );
   });
 });
