@@ -32,16 +32,20 @@ export function softFdLimit(
 }
 
 /** This process's gauge: /proc on Linux, nothing elsewhere. */
-export function procFdGauge(): FdGauge {
-  const limit = softFdLimit();
+export function procFdGauge(
+  limit = softFdLimit(),
+  count: () => number = () => readdirSync("/proc/self/fd").length,
+): FdGauge {
   return {
     limit,
     open: () => {
       if (limit === undefined) return undefined;
       try {
-        return readdirSync("/proc/self/fd").length;
-      } catch {
-        return undefined;
+        return count();
+      } catch (err) {
+        // Counting needs a descriptor of its own: failing for want of one is the limit reached, not "no check".
+        const code = (err as NodeJS.ErrnoException).code;
+        return code === "EMFILE" || code === "ENFILE" ? limit : undefined;
       }
     },
   };

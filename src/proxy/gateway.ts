@@ -298,6 +298,8 @@ export class Gateway implements SessionHost {
     const before = session.refs;
     this.metrics.sessionClosed(session.selection.key);
     session.refit(selection, resolution, refs);
+    // The registry indexes sessions by instance: list changes, authorizations, untied traffic and slots find it there.
+    this.sessions.moved(session, before);
     this.metrics.sessionOpened(selection.key);
     for (const ref of before.values()) this.pool.release(ref);
   }

@@ -4,6 +4,8 @@
  * answered, and requests sent before that answer wait for it: the first tools/list is already fitted.
  */
 import { describe, expect, test } from "vitest";
+import type { Gateway } from "../../src/proxy/gateway.js";
+import { sharedRef } from "../../src/upstream/instance.js";
 import { stdioInProcess, V2025 } from "../helpers/in-process.js";
 
 const CONFIG = `
@@ -52,5 +54,31 @@ describe("a stdio client's profile, from its initialize", () => {
 
   test("a stdio client whose profile selects other toolsets is served them, on their own upstream", async () => {
     expect(await listed("elsewhere")).toEqual(["o_echo", "list_server_toolsets"]);
+  });
+});
+
+describe("a stdio session fitted at its initialize, in the registry", () => {
+  test("it is found under the instances it now uses (list changes, authorizations and untied traffic look there), and under none once closed", async () => {
+    const io = await stdioInProcess(CONFIG);
+    // The core behind the door, read through its registry: the one index of sessions by instance.
+    const gateway = (io.front as unknown as { gateway: Gateway }).gateway;
+    try {
+      io.send({
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: V2025, capabilities: {}, clientInfo: { name: "elsewhere", version: "1" } },
+      });
+      io.send({ id: 2, method: "tools/list" });
+      await until(() => io.lines.some((l) => l.id === 2), "tools/list answered");
+      const [session] = [...gateway.sessions.values()];
+      const refs = [...session!.refs.values()];
+      expect(refs.map((r) => r.upstream)).toEqual(["other"]);
+      for (const ref of refs) expect(gateway.sessions.users(ref)).toEqual([session]);
+      expect(gateway.sessions.users(sharedRef("main"))).toEqual([]);
+      await gateway.closeSession(session!);
+      for (const ref of [...refs, sharedRef("main")]) expect(gateway.sessions.users(ref)).toEqual([]);
+    } finally {
+      await io.close();
+    }
   });
 });

@@ -67,4 +67,15 @@ describe("file-descriptor headroom", () => {
       expect(open).toBeLessThan(g.limit!);
     },
   );
+
+  test("a count that fails for want of a descriptor is the limit reached, not 'no check'", () => {
+    const failing = (code: string) => () => {
+      throw Object.assign(new Error(code), { code });
+    };
+    expect(procFdGauge(1000, failing("EMFILE")).open()).toBe(1000);
+    expect(procFdGauge(1000, failing("ENFILE")).open()).toBe(1000);
+    expect(procFdGauge(1000, failing("ENOENT")).open()).toBeUndefined();
+    const h = new FdHeadroom(procFdGauge(1000, failing("EMFILE")), () => 0);
+    expect(h.low()).toBeDefined();
+  });
 });
