@@ -140,7 +140,7 @@ export async function bridged(
   // The parked call holds its connection until it ends: it counts against its client all that time.
   const upstream = s.link(route.upstream).request(method, body, {
     signal: bridge.controller.signal,
-    client: clientOf(s, call),
+    client: bridge.client,
     onProgress: (p) => bridge.progress(p),
     onNotification: (n) => {
       const level = bridge.attached?.client.logLevel;
