@@ -7,6 +7,7 @@ import type { ServerResponse } from "node:http";
 import type { JSONRPCMessage, RequestId } from "@modelcontextprotocol/sdk/types.js";
 import type { Reply } from "../proxy/transport.js";
 import { modernStatusOf } from "../wire/errors.js";
+import { Cancellation } from "../wire/signal.js";
 import { OutputGuard } from "./output-guard.js";
 import type { TransportOptions } from "./session-transport.js";
 
@@ -18,7 +19,8 @@ const SSE_HEADERS = {
 };
 
 export class Exchange implements Reply {
-  readonly controller = new AbortController();
+  /** Aborted when the client closes the request: its cancellation. */
+  readonly cancellation = new Cancellation();
   private streaming = false;
   private done = false;
   /** Bounds what waits to be written once the answer is a stream (SPEC §7.6). */
@@ -31,7 +33,7 @@ export class Exchange implements Reply {
     private readonly bounds?: TransportOptions,
   ) {
     res.on("close", () => {
-      if (!this.done) this.controller.abort(new Error("the client closed the request"));
+      if (!this.done) this.cancellation.abort(new Error("the client closed the request"));
     });
   }
 

@@ -138,7 +138,7 @@ export function createHttpHandler(front: Front, partial: Partial<HandlerOptions>
         modernClient(envelope, served.client, served.unknown),
         exchange,
         typeof rid === "string" ? rid : undefined,
-        exchange.controller.signal,
+        exchange.cancellation,
         req.headers,
       );
     } finally {

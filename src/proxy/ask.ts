@@ -3,10 +3,12 @@
  * client's token, its log lines at the client's level, and its server→client requests, asked of the client
  * if it can be asked (a per-session instance's roots otherwise come from the config).
  */
+
 import type { Route } from "../resolve.js";
 import { configRoots } from "../upstream/client.js";
 import type { ForwardOptions } from "../upstream/forward.js";
 import { errors } from "../wire/errors.js";
+import type { Signal } from "../wire/signal.js";
 import { missingCapability } from "./capability.js";
 import { upstreamError } from "./errors.js";
 import type { Params } from "./host.js";
@@ -43,7 +45,7 @@ export function callHandlers(
 export async function askClient(
   s: SessionState,
   request: { method: string; params?: Params },
-  signal: AbortSignal,
+  signal: Signal,
   upstream: string,
   call?: Call,
 ): Promise<Params> {

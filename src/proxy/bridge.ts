@@ -5,8 +5,10 @@
  * retry (with `inputResponses` and the signed `requestState`) answers the waiting requests and waits for what
  * comes next: the result, or another round.
  */
+
 import { randomBytes } from "node:crypto";
 import { errors } from "../wire/errors.js";
+import { Cancellation, type Signal } from "../wire/signal.js";
 import type { Params } from "./peer.js";
 
 /** A client request attached to a bridge (a Call, seen from here): it gets the call's notifications. */
@@ -45,7 +47,7 @@ export class Bridge<C extends Attached = Attached> implements Parked {
     return this.key;
   }
   /** Aborts the parked upstream call (its requests fail, the upstream is told). */
-  readonly controller = new AbortController();
+  readonly cancellation = new Cancellation();
   private readonly waiting = new Map<string, Waiting>();
   private seq = 0;
   private outcome: { ok: true; result: Params } | { ok: false; error: unknown } | undefined;
@@ -84,7 +86,7 @@ export class Bridge<C extends Attached = Attached> implements Parked {
   }
 
   /** A request the upstream asks during the call: held until a retry answers it (or the round expires). */
-  ask(request: Asked, signal: AbortSignal): Promise<Params> {
+  ask(request: Asked, signal: Signal): Promise<Params> {
     const key = `r${++this.seq}`;
     return new Promise<Params>((resolve, reject) => {
       this.waiting.set(key, { request, resolve, reject, sent: false });
@@ -184,7 +186,7 @@ export class Bridge<C extends Attached = Attached> implements Parked {
   /** Ends the call with `error` for the client (and cancels it upstream): it needs what the client cannot do. */
   fail(error: Error): void {
     this.finish({ ok: false, error });
-    this.controller.abort(error);
+    this.cancellation.abort(error);
   }
 
   /** Ends the bridge: the waiting requests fail, the upstream call is cancelled. */
@@ -192,7 +194,7 @@ export class Bridge<C extends Attached = Attached> implements Parked {
     clearTimeout(this.timer);
     for (const w of this.waiting.values()) w.reject(errors.bridgeEnded(reason));
     this.waiting.clear();
-    this.controller.abort(errors.bridgeEnded(reason));
+    this.cancellation.abort(errors.bridgeEnded(reason));
     this.ended();
   }
 

@@ -5,11 +5,13 @@
  * rounds while its call stays parked (bridge.ts). B4, a 2025 client and a 2026-07-28 upstream: the upstream's
  * `input_required` becomes server→client requests to the session, then toolpacks retries upstream.
  */
+
 import { legacyResult, resultTypeOf } from "../modern/meta.js";
 import { requestDigest } from "../modern/request-state.js";
 import type { Route } from "../resolve.js";
 import { answerItself } from "../upstream/client.js";
 import { CODE, errors } from "../wire/errors.js";
+import type { Signal } from "../wire/signal.js";
 import { askClient, callHandlers } from "./ask.js";
 import { Bridge } from "./bridge.js";
 import { missingCapability } from "./capability.js";
@@ -123,7 +125,7 @@ export async function bridged(
   );
   const ref = s.ref(route.upstream);
   const end = s.host.traffic.begin(ref, s);
-  const asked = (r: { method: string; params?: Params }, signal: AbortSignal): Promise<Params> => {
+  const asked = (r: { method: string; params?: Params }, signal: Signal): Promise<Params> => {
     const own = spec ? answerItself(spec, s.link(route.upstream).owned, r.method) : undefined;
     if (own) return Promise.resolve(own as unknown as Params);
     const latest = bridge.latest ?? call;
@@ -139,7 +141,7 @@ export async function bridged(
   const untrack = s.track(route.upstream, { ...call, ask: asked, notify: (n) => bridge.notify(n) });
   // The parked call holds its connection until it ends: it counts against its client all that time.
   const upstream = s.link(route.upstream).request(method, body, {
-    signal: bridge.controller.signal,
+    signal: bridge.cancellation,
     client: bridge.client,
     onProgress: (p) => bridge.progress(p),
     onNotification: (n) => {

@@ -3,6 +3,7 @@
  * may talk to, the catalog's figures, metrics, logs and the shared traffic bookkeeping. The gateway
  * implements it; tests implement it with fakes. A session never sees the gateway itself.
  */
+
 import type { ServerCapabilities } from "@modelcontextprotocol/sdk/types.js";
 import type { CallAudit } from "../audit.js";
 import type { Upstream } from "../catalog/types.js";
@@ -12,6 +13,7 @@ import type { RequestStateCodec } from "../modern/request-state.js";
 import type { Tracing } from "../tracing/types.js";
 import type { ForwardOptions } from "../upstream/forward.js";
 import type { InstanceRef } from "../upstream/instance.js";
+import type { Signal } from "../wire/signal.js";
 import type { BridgeTable } from "./bridge.js";
 import type { HandleStore } from "./handles.js";
 import type { LogLevel, Params, Peer } from "./peer.js";
@@ -63,7 +65,7 @@ export interface SessionAuthorization {
   /** The upstream an exact tool member of `toolset` would route `tool` to (its tools may be unlisted yet). */
   upstreamOf(toolset: string, tool: string): string | undefined;
   /** Resolves once `ref` is authorized and its sessions were resolved again; rejects on abort or timeout. */
-  wait(ref: InstanceRef, signal: AbortSignal, timeoutMs: number): Promise<void>;
+  wait(ref: InstanceRef, signal: Signal, timeoutMs: number): Promise<void>;
 }
 
 export interface SessionHost {

@@ -2,14 +2,16 @@
  * @module What a call leaves behind (a tool call, a prompts/get, a resources/read, refused or not): its metrics,
  * its log line and its audit line (who, never a token or session id). The one place they are written.
  */
+
 import type { AuditEntry, AuditMethod, Refusal } from "../audit.js";
 import type { Outcome } from "../metrics.js";
 import { ErrorCode } from "../protocol.js";
 import type { Route } from "../resolve.js";
+import type { Signal } from "../wire/signal.js";
 import type { Call, SessionState } from "./state.js";
 
 /** How a call that threw ended: cancelled by the client, timed out upstream, or failed. */
-export function outcomeOf(err: unknown, signal: AbortSignal): Outcome {
+export function outcomeOf(err: unknown, signal: Signal): Outcome {
   if (signal.aborted) return "cancelled";
   return (err as { code?: number }).code === ErrorCode.RequestTimeout ? "timeout" : "error";
 }

@@ -1,6 +1,7 @@
 /** @module A session as the traffic from upstream instances sees it: where untied messages can be delivered. */
 
 import { isLogLevel, LOG_LEVELS, type LogLevel } from "../modern/wire.js";
+import type { Signal } from "../wire/signal.js";
 
 export { isLogLevel, LOG_LEVELS, type LogLevel } from "../modern/wire.js";
 
@@ -21,5 +22,5 @@ export interface Peer {
    */
   notify(notification: { method: string; params?: Params }, upstream?: string): void;
   /** A server→client request that belongs to no call of this client (a per-session instance's, say). */
-  ask(request: { method: string; params?: Params }, signal: AbortSignal, upstream: string): Promise<Params>;
+  ask(request: { method: string; params?: Params }, signal: Signal, upstream: string): Promise<Params>;
 }

@@ -3,6 +3,7 @@
  * through one path. Requests are answered from the session's resolution or relayed by route; notifications
  * cancel, announce, or are forwarded to this session's own instances; responses answer our own requests.
  */
+
 import type {
   ClientCapabilities,
   JSONRPCMessage,
@@ -19,6 +20,7 @@ import type { InstanceRef } from "../upstream/instance.js";
 import { sharedRef } from "../upstream/instance.js";
 import { errors } from "../wire/errors.js";
 import { type Id, type Notification, RpcPeer } from "../wire/peer.js";
+import type { Signal } from "../wire/signal.js";
 import { askClient } from "./ask.js";
 import { CallsByUpstream } from "./calls.js";
 import { ownerOfValues } from "./handles.js";
@@ -220,12 +222,7 @@ export class Session implements Dispatched {
   }
 
   /** A request of the client's conversation: of the 2025 era, or carrying the 2026-07-28 envelope (stdio). */
-  private fromClient(
-    r: Notification,
-    signal: AbortSignal,
-    id: Id,
-    extra?: MessageExtraInfo,
-  ): Promise<Params> {
+  private fromClient(r: Notification, signal: Signal, id: Id, extra?: MessageExtraInfo): Promise<Params> {
     const headers = extra?.requestInfo?.headers as TraceHeaders | undefined;
     const requestId = typeof headers?.["x-request-id"] === "string" ? headers["x-request-id"] : undefined;
     // Era branch 1 of 3 (docs/architecture.md): which codec reads a request of a conversation that may carry
@@ -254,7 +251,7 @@ export class Session implements Dispatched {
     client: CallClient,
     reply: Reply,
     requestId: string | undefined,
-    signal: AbortSignal,
+    signal: Signal,
     headers?: TraceHeaders,
   ): Promise<void> {
     const { id } = m;
@@ -280,7 +277,7 @@ export class Session implements Dispatched {
   private async answerFor(
     m: { id: RequestId; method: string; params?: Params },
     client: CallClient,
-    signal: AbortSignal,
+    signal: Signal,
     notify: (n: JSONRPCMessage) => void,
     requestId: string | undefined,
     headers: TraceHeaders | undefined,
@@ -317,7 +314,7 @@ export class Session implements Dispatched {
   }
 
   /** A request of ours to the client (sampling, elicitation, roots), on the stream of `related` when given. */
-  private askClient(request: { method: string; params?: Params }, signal: AbortSignal, related?: Id) {
+  private askClient(request: { method: string; params?: Params }, signal: Signal, related?: Id) {
     if (this.peer.waiting >= MAX_WAITING)
       return Promise.reject(errors.clientWaiting(MAX_WAITING, request.method));
     return this.peer
@@ -417,12 +414,12 @@ export class Session implements Dispatched {
   }
 
   /** Peer: a server→client request of an instance that is tied to no call (a per-session instance's). */
-  ask(request: { method: string; params?: Params }, signal: AbortSignal, upstream: string): Promise<Params> {
+  ask(request: { method: string; params?: Params }, signal: Signal, upstream: string): Promise<Params> {
     // On the stream of this session's latest call to that upstream when there is one: it is this client's.
     return askClient(this, request, signal, upstream, this.calls.latest(upstream));
   }
 
-  standalone(request: { method: string; params?: Params }, signal: AbortSignal): Promise<Params> {
+  standalone(request: { method: string; params?: Params }, signal: Signal): Promise<Params> {
     return this.askClient(request, signal);
   }
 

@@ -1,4 +1,5 @@
 /** @module What the request handlers of a session read and use: its selection, resolution, instances, client. */
+
 import type { ClientCapabilities, RequestId } from "@modelcontextprotocol/sdk/types.js";
 import type { Principal } from "../auth/types.js";
 import type { Codec } from "../codec/codec.js";
@@ -7,6 +8,7 @@ import type { Resolution } from "../resolve.js";
 import type { Selection } from "../selection.js";
 import type { McpSpan } from "../tracing/types.js";
 import type { InstanceRef } from "../upstream/instance.js";
+import type { Signal } from "../wire/signal.js";
 import type { Params, SessionHost, UpstreamLink } from "./host.js";
 import type { LogLevel, Peer } from "./peer.js";
 
@@ -39,7 +41,7 @@ export interface CallClient {
 export interface Call {
   readonly id: RequestId;
   readonly client: CallClient;
-  readonly signal: AbortSignal;
+  readonly signal: Signal;
   /** The HTTP request id (X-Request-Id) that ties its log lines together, when there is one. */
   readonly requestId?: string;
   /** Its SERVER span (the no-op span when tracing is off): the parent of what is sent upstream for it. */
@@ -52,7 +54,7 @@ export interface Call {
   /** Sends a notification that belongs to this request (progress, its log lines). */
   notify(notification: { method: string; params?: Params }): void;
   /** Sends a server→client request that belongs to this request, and waits for the client's answer. */
-  ask(request: { method: string; params?: Params }, signal: AbortSignal): Promise<Params>;
+  ask(request: { method: string; params?: Params }, signal: Signal): Promise<Params>;
 }
 
 export interface SessionState extends Peer {
@@ -83,7 +85,7 @@ export interface SessionState extends Peer {
   /** Sends a server→client request on the standalone stream (tied to no call) and waits for the answer. */
   standalone(
     request: { method: string; params?: Params },
-    signal: AbortSignal,
+    signal: Signal,
     upstream?: string,
   ): Promise<Params>;
 }

@@ -7,11 +7,13 @@
  * client's log lines or answer its elicitations), so it is dropped (counted) or refused, unless the upstream
  * opted back into `attribution: in-flight` for a one-user deployment.
  */
+
 import type { Upstream } from "../catalog/types.js";
 import type { Logger } from "../log.js";
 import { getOrCreate } from "../maps.js";
 import { type InstanceRef, servesOneClient } from "../upstream/instance.js";
 import { errors } from "../wire/errors.js";
+import type { Signal } from "../wire/signal.js";
 import type { Params, SessionTraffic } from "./host.js";
 import { LOG_LEVELS, type LogLevel, type Peer, passes } from "./peer.js";
 
@@ -102,7 +104,7 @@ export class Traffic implements SessionTraffic {
     };
   }
 
-  async serverRequest(ref: InstanceRef, request: Notification, signal: AbortSignal): Promise<Params> {
+  async serverRequest(ref: InstanceRef, request: Notification, signal: Signal): Promise<Params> {
     const target = this.owner(ref);
     if (!target.peer) {
       this.deps.untied(ref.upstream, "request");

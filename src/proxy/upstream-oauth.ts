@@ -3,6 +3,7 @@
  * each instance (the shared grant, or one principal's), the flow endpoints, and what happens when a grant is
  * stored: the instances that wait for it start again, and calls waiting for it (a URL elicitation) go on.
  */
+
 import type { Catalog, Upstream } from "../catalog/types.js";
 import { OAuthClient } from "../oauth/client.js";
 import { OAuthFlowError } from "../oauth/errors.js";
@@ -10,6 +11,7 @@ import { type FlowRequest, type FlowResponse, oauthRoutes } from "../oauth/route
 import type { Tickets } from "../oauth/ticket.js";
 import type { GrantChange, OAuthUpstream, TokenStore, UpstreamAuth } from "../oauth/types.js";
 import type { InstanceRef } from "../upstream/instance.js";
+import type { Signal } from "../wire/signal.js";
 
 export interface UpstreamOAuthOptions {
   readonly store: TokenStore;
@@ -110,7 +112,7 @@ export class UpstreamOAuth {
    * Resolves once `ref`'s upstream is authorized for its principal and the serving core has taken the grant in;
    * rejects when `signal` aborts or after `timeoutMs`. Made before the person is asked, so a fast flow is seen.
    */
-  wait(ref: InstanceRef, spec: Upstream | undefined, signal: AbortSignal, timeoutMs: number): Promise<void> {
+  wait(ref: InstanceRef, spec: Upstream | undefined, signal: Signal, timeoutMs: number): Promise<void> {
     const key = JSON.stringify([ref.upstream, this.principalOf(ref, spec) ?? null]);
     return new Promise<void>((resolve, reject) => {
       const set = this.#waiters.get(key) ?? new Set<() => void>();

@@ -3,10 +3,12 @@
  * client after `initialize`, our forwarder below it) or the 2026-07-28 one (no handshake, no session, an envelope
  * on every request). The connection keeps the lifecycle (start, backoff, refresh, replay); a channel the wire.
  */
+
 import type { Notification, ServerCapabilities } from "@modelcontextprotocol/sdk/types.js";
 import type { Offer } from "../catalog/inventory.js";
 import type { Upstream } from "../catalog/types.js";
 import type { Logger } from "../log.js";
+import type { Signal } from "../wire/signal.js";
 import type { Era } from "./era.js";
 import type { ForwardOptions } from "./forward.js";
 import type { BuiltTransport } from "./transport.js";
@@ -37,7 +39,7 @@ export interface ChannelEvents {
   /** Any notification that no forwarded call took (list changes included). */
   onNotification?(notification: Notification): void;
   /** A server→client request that no forwarded call took (2025 only). */
-  onServerRequest?(request: { method: string; params?: unknown }, signal: AbortSignal): Promise<unknown>;
+  onServerRequest?(request: { method: string; params?: unknown }, signal: Signal): Promise<unknown>;
 }
 
 /** What opening a channel takes. */

@@ -5,6 +5,7 @@ import type { UpstreamState } from "../catalog/inventory.js";
 import type { Upstream } from "../catalog/types.js";
 import type { InstanceValues } from "../config/instance-vars.js";
 import type { Logger } from "../log.js";
+import type { Signal } from "../wire/signal.js";
 import type { EraCache } from "./era.js";
 import type { UpstreamAuth } from "./http-auth.js";
 import type { Variant } from "./instance.js";
@@ -23,7 +24,7 @@ export interface ConnectionHooks {
   onServerRequest?(
     name: string,
     request: { method: string; params?: unknown },
-    signal: AbortSignal,
+    signal: Signal,
   ): Promise<unknown>;
 }
 

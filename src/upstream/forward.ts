@@ -3,8 +3,10 @@
  * and where what the upstream ties to the call goes (its progress, log lines and server→client requests: they
  * belong to the client that caused the call). The upstream connection's peer (wire/peer.ts) carries them out.
  */
+
 import type { Implementation } from "../modern/meta.js";
 import type { LogLevel } from "../modern/wire.js";
+import type { Signal } from "../wire/signal.js";
 
 type Params = Record<string, unknown>;
 type ServerRequest = { method: string; params?: Params };
@@ -22,7 +24,7 @@ interface RequestEnvelope {
 }
 
 export interface ForwardOptions {
-  readonly signal?: AbortSignal;
+  readonly signal?: Signal;
   /** Fails the call (and cancels it upstream) after this long without a result or progress. */
   readonly timeoutMs?: number;
   /** Progress of this call, delivered synchronously in arrival order (the last one included). */
@@ -30,7 +32,7 @@ export interface ForwardOptions {
   /** A notification the upstream sent on this call's own response stream (a log line, say). */
   readonly onNotification?: (notification: { method: string; params?: Params }) => void;
   /** A server→client request the upstream sent on this call's own response stream. */
-  readonly onServerRequest?: (request: ServerRequest, signal: AbortSignal) => Promise<Params>;
+  readonly onServerRequest?: (request: ServerRequest, signal: Signal) => Promise<Params>;
   /** 2026-07-28 upstreams: the envelope of this request (see RequestEnvelope). */
   readonly envelope?: RequestEnvelope;
   /**

@@ -5,12 +5,14 @@
  * client's envelope, if the caller left it in `_meta`, never reaches a 2025 server (a dual-era one would take the
  * request for a 2026 one). No SDK at run time: the SDK's Client costs ~300 ms of CPU to import.
  */
+
 import type { JSONRPCMessage, ServerCapabilities } from "@modelcontextprotocol/sdk/types.js";
 import type { Offer } from "../catalog/inventory.js";
 import { hasClaim, withoutEnvelope } from "../modern/meta.js";
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from "../protocol.js";
 import { errors } from "../wire/errors.js";
 import { type Notification, RpcPeer } from "../wire/peer.js";
+import type { Signal } from "../wire/signal.js";
 import type { Channel, ChannelEvents, ChannelSetup, Params } from "./channel.js";
 import { answerItself, upstreamCapabilities } from "./client.js";
 import type { ForwardOptions } from "./forward.js";
@@ -102,11 +104,7 @@ export async function openLegacy(setup: ChannelSetup, timeoutMs: number): Promis
 }
 
 /** A server→client request tied to no call: ping and a shared instance's roots here, the rest handed on. */
-async function untiedRequest(
-  setup: ChannelSetup,
-  request: Notification,
-  signal: AbortSignal,
-): Promise<unknown> {
+async function untiedRequest(setup: ChannelSetup, request: Notification, signal: Signal): Promise<unknown> {
   if (request.method === "ping") return {};
   const own = answerItself(setup.spec, setup.owned, request.method);
   if (own) return own;

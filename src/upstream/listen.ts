@@ -5,8 +5,10 @@
  * acknowledged. A stream the upstream ends or that breaks is opened again with a doubling delay, and the lists
  * are read again (a change may have been missed); one the upstream refuses (a JSON-RPC error) is not.
  */
+
 import type { ServerCapabilities } from "@modelcontextprotocol/sdk/types.js";
 import { isRecord, META_KEYS } from "../modern/wire.js";
+import type { Signal } from "../wire/signal.js";
 
 type Params = Record<string, unknown>;
 type Note = { method: string; params?: Params };
@@ -27,7 +29,7 @@ export interface ListenDeps {
   open(
     id: string,
     filter: SubscriptionFilter,
-    signal: AbortSignal,
+    signal: Signal,
     onNotification: (n: Note) => void,
   ): Promise<Params>;
   /** A list changed upstream. */

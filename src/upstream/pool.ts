@@ -1,9 +1,11 @@
 /** @module Every upstream's running instances: one shared, plus per-credential and per-session ones. */
+
 import type { Inventory, UpstreamState } from "../catalog/inventory.js";
 import type { Catalog, Upstream } from "../catalog/types.js";
 import { redact } from "../config/env.js";
 import { LimitNotices } from "../limit-notices.js";
 import type { Logger } from "../log.js";
+import type { Signal } from "../wire/signal.js";
 import { type ConnectionHooks, UpstreamConnection } from "./connection.js";
 import type { UpstreamTransports } from "./connection-options.js";
 import { EraCache } from "./era.js";
@@ -40,7 +42,7 @@ export interface PoolHooks extends Hooks {
   onServerRequest?(
     ref: InstanceRef,
     request: { method: string; params?: unknown },
-    signal: AbortSignal,
+    signal: Signal,
   ): Promise<unknown>;
 }
 

@@ -6,7 +6,9 @@
  * handler and can be cancelled by the other side. A message the other side ties to one of our requests (an HTTP
  * upstream's answer stream carries its relation) goes to that request's own handlers, never to anyone else.
  */
+
 import { codeOf, type ErrorBody, errorBody, errors, WireError } from "./errors.js";
+import { Cancellation, type Signal } from "./signal.js";
 
 export type Id = string | number;
 export type Params = Record<string, unknown>;
@@ -29,13 +31,13 @@ export interface Notification {
 /** Serves one request of the other side: its result, or a thrown error (its code, message and data go back). */
 export type RequestHandler = (
   request: Notification,
-  signal: AbortSignal,
+  signal: Signal,
   id: Id,
   context?: unknown,
 ) => Promise<unknown>;
 
 export interface RequestOptions {
-  readonly signal?: AbortSignal | undefined;
+  readonly signal?: Signal | undefined;
   /** Fails the request (and cancels it at the other side) after this long without an answer or progress. */
   readonly timeoutMs?: number | undefined;
   /** An id of the caller's own (a listen stream's, say) instead of the next number. */
@@ -79,7 +81,7 @@ export class RpcPeer {
   private seq = 0;
   private readonly pending = new Map<Id, Pending>();
   /** Requests of the other side being served, by their id: its cancellation aborts them. */
-  private readonly answering = new Map<Id, AbortController>();
+  private readonly answering = new Map<Id, Cancellation>();
   private closedBy: unknown;
 
   constructor(
@@ -197,11 +199,11 @@ export class RpcPeer {
   }
 
   private serve(id: Id, request: Notification, handler: RequestHandler | undefined, context: unknown): void {
-    const controller = new AbortController();
+    const controller = new Cancellation();
     this.answering.set(id, controller);
     const answer = (body: { result: unknown } | { error: ErrorBody }) => {
       if (this.answering.get(id) === controller) this.answering.delete(id);
-      if (controller.signal.aborted && !this.handlers.answersWhenCancelled?.has(request.method)) {
+      if (controller.aborted && !this.handlers.answersWhenCancelled?.has(request.method)) {
         this.handlers.abandoned?.(id);
         return;
       }
@@ -211,7 +213,7 @@ export class RpcPeer {
     let running: Promise<unknown>;
     try {
       running = handler
-        ? handler(request, controller.signal, id, context)
+        ? handler(request, controller, id, context)
         : Promise.reject(errors.methodNotFound(request.method));
     } catch (err) {
       running = Promise.reject(err);

@@ -94,7 +94,7 @@ describe("a bridged call", () => {
     const failed = expect(waiting).rejects.toThrow(/did not retry within input_timeout/);
     await vi.advanceTimersByTimeAsync(5_001);
     await failed;
-    expect(b.controller.signal.aborted).toBe(true);
+    expect(b.cancellation.aborted).toBe(true);
     expect(expired).toEqual(["up"]);
     expect(table.size).toBe(0);
   });

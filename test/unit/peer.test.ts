@@ -4,6 +4,7 @@
  * requests and their cancellation (id 0 included), messages tied to a call, progress, timeouts and closing. Also
  * the protocol constants the proxy shares with the SDK, which must stay the SDK's.
  */
+
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import * as sdk from "@modelcontextprotocol/sdk/types.js";
@@ -14,15 +15,16 @@ import type { ChannelEvents } from "../../src/upstream/channel.js";
 import { openLegacy } from "../../src/upstream/legacy-channel.js";
 import { WireError } from "../../src/wire/errors.js";
 import { type Message, RpcPeer } from "../../src/wire/peer.js";
+import type { Signal } from "../../src/wire/signal.js";
 import { catalogOf } from "../helpers/catalog.js";
 
 const spec = catalogOf("upstreams:\n  up:\n    command: node\n").upstreams.get("up")!;
 
-type Seen = { notifications: string[]; requests: { method: string; signal: AbortSignal }[] };
+type Seen = { notifications: string[]; requests: { method: string; signal: Signal }[] };
 
 /** A 2025 channel to a real SDK Server, its untied traffic recorded. */
 async function channelTo(
-  onRequest: (r: { method: string }, signal: AbortSignal) => Promise<unknown> = async () => ({}),
+  onRequest: (r: { method: string }, signal: Signal) => Promise<unknown> = async () => ({}),
 ) {
   const server = new Server(
     { name: "upstream", version: "1.0.0" },

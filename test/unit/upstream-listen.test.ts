@@ -3,15 +3,17 @@
  * upstream and a fake clock: what it asks for, how a subscription change replaces it, what it hands on, and how it
  * comes back after the upstream ends it.
  */
+
 import { afterEach, beforeEach, expect, test, vi } from "vitest";
 import { Listener, type SubscriptionFilter } from "../../src/upstream/listen.js";
+import type { Signal } from "../../src/wire/signal.js";
 
 type Note = { method: string; params?: Record<string, unknown> };
 
 interface Opened {
   id: string;
   filter: SubscriptionFilter;
-  signal: AbortSignal;
+  signal: Signal;
   send(n: Note): void;
   ack(honoured?: SubscriptionFilter): void;
   end(): void;

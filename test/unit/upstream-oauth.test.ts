@@ -1,4 +1,5 @@
 /** Upstream OAuth in the serving core, without processes: transport retries, instances per principal, the gate, the session. */
+
 import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, test } from "vitest";
 import type { UpstreamState } from "../../src/catalog/inventory.js";
@@ -14,6 +15,7 @@ import { UpstreamHttpError } from "../../src/upstream/http-answer.js";
 import { AuthorizationRequiredError, sendAuthorized } from "../../src/upstream/http-auth.js";
 import type { Response } from "../../src/upstream/http-exchange.js";
 import { sharedRef } from "../../src/upstream/instance.js";
+import type { Signal } from "../../src/wire/signal.js";
 import { catalogOf } from "../helpers/catalog.js";
 import { FakeHost, rawClient, sdkClient } from "../helpers/session-host.js";
 
@@ -198,7 +200,7 @@ describe("the gate", () => {
 
 describe("a session meets authorization required", () => {
   /** A session whose `tools` upstream waits for authorization until `authorize()`; calls then succeed. */
-  function setup(wait: (signal: AbortSignal) => Promise<void> = async () => {}) {
+  function setup(wait: (signal: Signal) => Promise<void> = async () => {}) {
     const catalog = catalogOf(CATALOG);
     const host = new FakeHost(catalog);
     const picked = select(catalog, "");
