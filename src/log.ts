@@ -9,6 +9,11 @@ export interface Logger {
   warn(msg: string, fields?: Record<string, unknown>): void;
   error(msg: string, fields?: Record<string, unknown>): void;
   child(fields: Record<string, unknown>): Logger;
+  /**
+   * Whether a line of `level` is written: a caller that builds fields for a line per call asks first. Optional (an
+   * embedder's logger may not say): without it, every level is taken as written.
+   */
+  enabled?(level: Level): boolean;
 }
 
 export interface LoggerOptions {
@@ -39,6 +44,7 @@ export function createLogger(options: LoggerOptions = {}, base: Record<string, u
     warn: (m, f) => emit("warn", m, f),
     error: (m, f) => emit("error", m, f),
     child: (fields) => createLogger(options, { ...base, ...fields }),
+    enabled: (level) => ORDER[level] >= min,
   };
 }
 
@@ -48,4 +54,5 @@ export const silentLogger: Logger = {
   warn() {},
   error() {},
   child: () => silentLogger,
+  enabled: () => false,
 };

@@ -4,13 +4,16 @@ import { getOrCreate } from "../maps.js";
 export class CallsByUpstream<C> {
   private readonly calls = new Map<string, C[]>();
 
-  /** Marks `call` in flight to `upstream` until the returned function is called. */
+  /**
+   * Marks `call` in flight to `upstream` until the returned function is called. An upstream's list stays once
+   * made (a session names a bounded set of upstreams), so a call does not make and drop one.
+   */
   track(upstream: string, call: C): () => void {
     const calls = getOrCreate(this.calls, upstream, () => [] as C[]);
     calls.push(call);
     return () => {
-      calls.splice(calls.indexOf(call), 1);
-      if (!calls.length && this.calls.get(upstream) === calls) this.calls.delete(upstream);
+      const i = calls.lastIndexOf(call);
+      if (i >= 0) calls.splice(i, 1);
     };
   }
 

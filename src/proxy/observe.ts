@@ -66,17 +66,19 @@ export function observe(
   const ms = Math.round(seconds * 10_000) / 10;
   const name = { [NAME_KEY[o.method]]: named(o.name) };
   const reason = ending.outcome === "refused" ? { reason: ending.reason } : {};
-  host.logger.debug("call", {
-    request_id: call.requestId,
-    session: s.digest,
-    ...(subject !== undefined ? { subject } : {}),
-    method: o.method,
-    ...name,
-    ...(route ? { upstream: route.upstream } : {}),
-    outcome: ending.outcome,
-    ...reason,
-    ms,
-  });
+  // A line per call: its fields are built only when debug lines are written (they are not by default).
+  if (host.logger.enabled?.("debug") ?? true)
+    host.logger.debug("call", {
+      request_id: call.requestId,
+      session: s.digest,
+      ...(subject !== undefined ? { subject } : {}),
+      method: o.method,
+      ...name,
+      ...(route ? { upstream: route.upstream } : {}),
+      outcome: ending.outcome,
+      ...reason,
+      ms,
+    });
   if (!audit) return;
   const entry: AuditEntry = {
     subject: subject ?? null,

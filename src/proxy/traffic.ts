@@ -75,13 +75,14 @@ export class Traffic implements SessionTraffic {
   }
 
   begin(ref: InstanceRef, peer: Peer): () => void {
+    // The instance's map stays while the instance does (forgetInstance drops it): one call at a time to an
+    // instance would otherwise make and drop a map per call.
     const map = getOrCreate(this.inflight, ref.id, () => new Map<Peer, number>());
     map.set(peer, (map.get(peer) ?? 0) + 1);
     return () => {
       const n = (map.get(peer) ?? 1) - 1;
       if (n <= 0) map.delete(peer);
       else map.set(peer, n);
-      if (map.size === 0 && this.inflight.get(ref.id) === map) this.inflight.delete(ref.id);
     };
   }
 
