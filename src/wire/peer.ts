@@ -105,8 +105,7 @@ export class RpcPeer {
       this.pending.set(id, p);
       if (options.timeoutMs !== undefined) this.arm(id, p);
       if (signal) {
-        p.onAbort = () =>
-          this.cancel(id, this.gaveUp(options, "cancelled", signal.reason ?? errors.cancelled()));
+        p.onAbort = this.onAbortOf(id, options, signal);
         signal.addEventListener("abort", p.onAbort, { once: true });
       }
       const sent = options.onProgress
@@ -222,6 +221,17 @@ export class RpcPeer {
       (result) => answer({ result: result ?? {} }),
       (err: unknown) => answer({ error: errorBody(err) }),
     );
+  }
+
+  /**
+   * The abort listener of one request, made here and not in `request`'s promise executor: a closure made there
+   * shares the executor's context (the pending entry, its resolve and reject), and with it V8 kept every
+   * forwarded call's objects past the next scavenge and then pretenured them (about 850 KB surviving each
+   * scavenge instead of about 100 KB, scavenge pauses of 4–6 ms instead of 1–2, and a mark-compact every few
+   * thousand calls).
+   */
+  private onAbortOf(id: Id, options: RequestOptions, signal: Signal): () => void {
+    return () => this.cancel(id, this.gaveUp(options, "cancelled", signal.reason ?? errors.cancelled()));
   }
 
   private gaveUp(options: RequestOptions, why: "timeout" | "cancelled", reason: unknown): unknown {
