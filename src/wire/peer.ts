@@ -198,11 +198,11 @@ export class RpcPeer {
   }
 
   private serve(id: Id, request: Notification, handler: RequestHandler | undefined, context: unknown): void {
-    const controller = new Cancellation();
-    this.answering.set(id, controller);
+    const cancellation = new Cancellation();
+    this.answering.set(id, cancellation);
     const answer = (body: { result: unknown } | { error: ErrorBody }) => {
-      if (this.answering.get(id) === controller) this.answering.delete(id);
-      if (controller.aborted && !this.handlers.answersWhenCancelled?.has(request.method)) {
+      if (this.answering.get(id) === cancellation) this.answering.delete(id);
+      if (cancellation.aborted && !this.handlers.answersWhenCancelled?.has(request.method)) {
         this.handlers.abandoned?.(id);
         return;
       }
@@ -212,7 +212,7 @@ export class RpcPeer {
     let running: Promise<unknown>;
     try {
       running = handler
-        ? handler(request, controller, id, context)
+        ? handler(request, cancellation, id, context)
         : Promise.reject(errors.methodNotFound(request.method));
     } catch (err) {
       running = Promise.reject(err);

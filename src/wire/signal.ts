@@ -3,8 +3,8 @@
  * `AbortSignal` is an `EventTarget`: making one per request, adding a listener and removing it again cost about
  * 25 µs of CPU per forwarded call in the bench (its garbage included), a tenth of the proxy's whole cost, for
  * calls that are almost never cancelled. The core takes any `Signal` (a real `AbortSignal` is one); what a
- * request is served with is a `Cancellation`, and only an API that insists on a Web signal (`fetch`) makes one,
- * through `webSignal`, when it is called.
+ * request is served with is a `Cancellation`. Nothing a `Signal` reaches needs a Web signal: `fetch` upstream is
+ * given the connection's own `AbortSignal`.
  */
 
 /** What the core reads of a cancellation: the part of `AbortSignal` it uses (a real `AbortSignal` is one). */
@@ -21,7 +21,6 @@ export class Cancellation implements Signal {
   private why: unknown;
   private ended = false;
   private listeners: (() => void)[] | undefined;
-  private web: AbortController | undefined;
 
   get aborted(): boolean {
     return this.ended;
@@ -42,7 +41,6 @@ export class Cancellation implements Signal {
     this.why = reason === undefined ? new DOMException("This operation was aborted", "AbortError") : reason;
     const listeners = this.listeners;
     this.listeners = undefined;
-    this.web?.abort(this.why);
     if (listeners) for (const listener of listeners) listener();
   }
 
@@ -59,23 +57,4 @@ export class Cancellation implements Signal {
     const i = listeners.indexOf(listener);
     if (i >= 0) listeners.splice(i, 1);
   }
-
-  /** A Web `AbortSignal` that follows this one, made the first time something asks for it. */
-  get signal(): AbortSignal {
-    if (!this.web) {
-      this.web = new AbortController();
-      if (this.ended) this.web.abort(this.why);
-    }
-    return this.web.signal;
-  }
-}
-
-/** A Web `AbortSignal` for `signal`: itself when it is one, else one that follows it. */
-export function webSignal(signal: Signal): AbortSignal {
-  if (signal instanceof AbortSignal) return signal;
-  if (signal instanceof Cancellation) return signal.signal;
-  const controller = new AbortController();
-  if (signal.aborted) controller.abort(signal.reason);
-  else signal.addEventListener("abort", () => controller.abort(signal.reason), { once: true });
-  return controller.signal;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Cancellation, webSignal } from "../../src/wire/signal.js";
+import { Cancellation } from "../../src/wire/signal.js";
 
 describe("a request's cancellation", () => {
   it("runs each listener once, in order, with the reason it was aborted with; a later abort changes nothing", () => {
@@ -25,20 +25,5 @@ describe("a request's cancellation", () => {
     c.addEventListener("abort", listener);
     expect(runs).toBe(0);
     expect((c.reason as Error).name).toBe("AbortError");
-  });
-
-  it("a Web signal asked of it follows it, whether asked before or after the abort", () => {
-    const before = new Cancellation();
-    const early = webSignal(before);
-    expect(early).toBeInstanceOf(AbortSignal);
-    expect(early.aborted).toBe(false);
-    before.abort("closed");
-    expect(early.aborted).toBe(true);
-    expect(early.reason).toBe("closed");
-    const after = new Cancellation();
-    after.abort("late");
-    expect(webSignal(after).reason).toBe("late");
-    const real = new AbortController().signal;
-    expect(webSignal(real)).toBe(real);
   });
 });
