@@ -2,6 +2,7 @@
 import { createRequire } from "node:module";
 import type * as Prom from "prom-client";
 import { getOrCreate } from "./maps.js";
+import { type CountSeries, type HistogramSeries, KeptCounter, KeptHistogram } from "./metrics-series.js";
 
 /**
  * The four classes, from their own files: prom-client's index also loads its default process metrics and
@@ -10,7 +11,6 @@ import { getOrCreate } from "./maps.js";
 const require = createRequire(import.meta.url);
 const Counter = require("prom-client/lib/counter") as typeof Prom.Counter;
 const Gauge = require("prom-client/lib/gauge") as typeof Prom.Gauge;
-const Histogram = require("prom-client/lib/histogram") as typeof Prom.Histogram;
 const Registry = require("prom-client/lib/registry") as typeof Prom.Registry;
 
 /** Selections with a `toolpacks_sessions` series of their own; the rest are reported as "other". */
@@ -23,19 +23,18 @@ export type Outcome = "ok" | "tool_error" | "error" | "timeout" | "cancelled";
 
 export class Metrics {
   readonly registry = new Registry();
-  readonly calls = new Counter({
-    name: "toolpacks_calls_total",
-    help: "Forwarded tool calls by toolset, tool, upstream and outcome (ok, tool_error, error, timeout, cancelled).",
-    labelNames: ["toolset", "tool", "upstream", "outcome"] as const,
-    registers: [this.registry],
-  });
-  readonly latency = new Histogram({
-    name: "toolpacks_call_duration_seconds",
-    help: "Time from a tool call arriving to its answer, by upstream and tool.",
-    labelNames: ["upstream", "tool"] as const,
-    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
-    registers: [this.registry],
-  });
+  /** Counted per call: kept by us, formatted by prom-client (metrics-series.ts). */
+  readonly calls = new KeptCounter(
+    "toolpacks_calls_total",
+    "Forwarded tool calls by toolset, tool, upstream and outcome (ok, tool_error, error, timeout, cancelled).",
+    this.registry,
+  );
+  readonly latency = new KeptHistogram(
+    "toolpacks_call_duration_seconds",
+    "Time from a tool call arriving to its answer, by upstream and tool.",
+    this.registry,
+    [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+  );
   readonly sessions = new Gauge({
     name: "toolpacks_sessions",
     help: `Open sessions by selection (the canonical list of requested toolsets); past ${MAX_SELECTION_SERIES} selections, the rest count as "other".`,
@@ -67,12 +66,11 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  readonly subjectCalls = new Counter({
-    name: "toolpacks_subject_calls_total",
-    help: `Tool calls by caller (the principal's subject, or its digest with audit.subject: digest) and outcome; the first ${MAX_SUBJECT_SERIES} subjects seen get a series of their own, the rest count as "other".`,
-    labelNames: ["subject", "outcome"] as const,
-    registers: [this.registry],
-  });
+  readonly subjectCalls = new KeptCounter(
+    "toolpacks_subject_calls_total",
+    `Tool calls by caller (the principal's subject, or its digest with audit.subject: digest) and outcome; the first ${MAX_SUBJECT_SERIES} subjects seen get a series of their own, the rest count as "other".`,
+    this.registry,
+  );
 
   readonly untied = new Counter({
     name: "toolpacks_untied_messages_total",
@@ -141,15 +139,13 @@ export class Metrics {
     else this.upstreamUp.set({ upstream, instance: kind }, ids.size);
   }
 
-  private readonly callChildren = new Map<
-    string,
-    { count: { inc(): void }; time: { observe(v: number): void } }
-  >();
+  /** The series of each (toolset, tool, upstream, outcome): bound once, found again by one string key. */
+  private readonly callSeries = new Map<string, { count: CountSeries; time: HistogramSeries }>();
 
   /** Subjects with a series of their own (never forgotten: a subject has no end, unlike a session). */
   private readonly subjects = new Set<string>();
 
-  /** One call's figures. Label sets are bound once and cached: prom-client hashes labels on every inc otherwise. */
+  /** One call's figures. */
   recordCall(
     toolset: string,
     tool: string,
@@ -160,19 +156,22 @@ export class Metrics {
   ): void {
     if (subject !== undefined) {
       if (!this.subjects.has(subject) && this.subjects.size < MAX_SUBJECT_SERIES) this.subjects.add(subject);
-      this.subjectCalls.inc({ subject: this.subjects.has(subject) ? subject : "other", outcome });
+      const label = this.subjects.has(subject) ? subject : "other";
+      this.subjectCalls.inc(
+        this.subjectCalls.series(`${label}\u0000${outcome}`, { subject: label, outcome }),
+      );
     }
     const key = `${toolset}\u0000${tool}\u0000${upstream}\u0000${outcome}`;
-    let child = this.callChildren.get(key);
-    if (!child) {
-      child = {
-        count: this.calls.labels({ toolset, tool, upstream, outcome }),
-        time: this.latency.labels({ upstream, tool }),
+    let bound = this.callSeries.get(key);
+    if (!bound) {
+      bound = {
+        count: this.calls.series(key, { toolset, tool, upstream, outcome }),
+        time: this.latency.series(`${upstream}\u0000${tool}`, { upstream, tool }),
       };
-      this.callChildren.set(key, child);
+      this.callSeries.set(key, bound);
     }
-    child.count.inc();
-    child.time.observe(seconds);
+    this.calls.inc(bound.count);
+    this.latency.observe(bound.time, seconds);
   }
 
   text(): Promise<string> {
