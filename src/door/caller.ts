@@ -42,11 +42,19 @@ export interface Caller {
   readonly bearer: boolean;
 }
 
-/** The upstreams a selection needs, catalog order. */
-function upstreamsOf(catalog: Catalog, selection: Selection): string[] {
+/**
+ * The upstreams a selection needs, catalog order: one frozen list per selection value and catalog (selections are
+ * frozen and kept by the gateway, so a session's requests and a URL's all find theirs made).
+ */
+const needed = new WeakMap<Selection, { catalog: Catalog; upstreams: readonly string[] }>();
+function upstreamsOf(catalog: Catalog, selection: Selection): readonly string[] {
+  const known = needed.get(selection);
+  if (known?.catalog === catalog) return known.upstreams;
   const out = new Set<string>();
   for (const n of selection.active) for (const u of catalog.toolset.get(n)?.upstreams ?? []) out.add(u);
-  return [...out];
+  const upstreams = Object.freeze([...out]);
+  needed.set(selection, { catalog, upstreams });
+  return upstreams;
 }
 
 export interface CallerInput {
@@ -90,7 +98,7 @@ export function callerOf(catalog: Catalog, input: CallerInput): Caller {
     client,
     selection,
     query: input.query,
-    upstreams: Object.freeze(upstreams),
+    upstreams,
     credentials,
     binding,
     owner: ownerOf(bindingOf({ names: [], values: carried }), identity),
@@ -103,7 +111,7 @@ const everyUpstream = new WeakMap<Catalog, readonly string[]>();
 function allUpstreams(catalog: Catalog): readonly string[] {
   const known = everyUpstream.get(catalog);
   if (known) return known;
-  const names = [...catalog.upstreams.keys()];
+  const names = Object.freeze([...catalog.upstreams.keys()]);
   everyUpstream.set(catalog, names);
   return names;
 }

@@ -126,6 +126,29 @@ export function credentialsOf(
   headers: IncomingHttpHeaders | Readonly<Record<string, string>>,
   principal?: string,
 ): Credentials {
+  const { names, perUser } = credentialHeaders(catalog, upstreams);
+  const values: Record<string, string> = {};
+  for (const h of names) {
+    const v = pick(headers, h);
+    if (v !== undefined) values[h] = v;
+  }
+  return perUser && principal !== undefined ? { names, values, principal } : { names, values };
+}
+
+/**
+ * The header names a list of upstreams reads credentials from (sorted), and whether one of them is per-user:
+ * worked out once per list (a caller's upstreams are one frozen list per selection, see door/caller.ts).
+ */
+const headersOf = new WeakMap<
+  readonly string[],
+  { catalog: Catalog; names: readonly string[]; perUser: boolean }
+>();
+function credentialHeaders(
+  catalog: Catalog,
+  upstreams: readonly string[],
+): { names: readonly string[]; perUser: boolean } {
+  const known = headersOf.get(upstreams);
+  if (known?.catalog === catalog) return known;
   const names = new Set<string>();
   let perUser = false;
   for (const u of upstreams) {
@@ -133,12 +156,10 @@ export function credentialsOf(
     if (spec) for (const h of credentialNames(spec)) names.add(h);
     if (spec?.oauth?.mode === "per-user") perUser = true;
   }
-  const values: Record<string, string> = {};
-  for (const h of names) {
-    const v = pick(headers, h);
-    if (v !== undefined) values[h] = v;
-  }
-  return { names: [...names].sort(), values, ...(perUser && principal !== undefined ? { principal } : {}) };
+  const worked = { catalog, names: Object.freeze([...names].sort()), perUser };
+  // Only a list that cannot change is kept by identity: a caller's own array could be changed after.
+  if (Object.isFrozen(upstreams)) headersOf.set(upstreams, worked);
+  return worked;
 }
 
 const NO_VALUES = valuesDigest({});
