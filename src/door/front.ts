@@ -115,7 +115,7 @@ export class Front {
   // ── who is calling ─────────────────────────────────────────────────────────────────────────────────────
 
   /** Authenticates an arrival (`query`: the selection whose scopes a 401 asks for): its principal, or the refusal. */
-  async authenticate(arrival: Arrival, query = arrival.query): Promise<Principal | undefined | WireError> {
+  authenticate(arrival: Arrival, query = arrival.query): Promise<Principal | undefined | WireError> {
     return this.identity.authenticate(this.gateway.catalog, arrival.headers, query);
   }
 

@@ -96,13 +96,13 @@ export function createHttpHandler(front: Front, partial: Partial<HandlerOptions>
     if (era.era === "2026-07-28") {
       if (era.kind === "notification") return void res.writeHead(202).end();
       const m = messages[0] as { id: string | number; method: string; params?: Record<string, unknown> };
-      return modern(req, res, arrival, m, era.envelope);
+      return await modern(req, res, arrival, m, era.envelope);
     }
     const init = messages.find((m) => (m as { method?: string }).method === "initialize") as
       | { params?: Record<string, unknown> }
       | undefined;
     if (init && messages.length > 1) return sendError(res, errors.initializeNotAlone());
-    if (options.stateless) return stateless(req, res, arrival, messages, batch, init !== undefined);
+    if (options.stateless) return await stateless(req, res, arrival, messages, batch, init !== undefined);
     const entry = init
       ? await front.open(arrival, { seed: init.params ?? {} }, connect(true))
       : await front.find(arrival, connect(true));
@@ -177,7 +177,7 @@ export function createHttpHandler(front: Front, partial: Partial<HandlerOptions>
   }
 
   async function mcp(req: IncomingMessage, res: ServerResponse, arrival: Arrival): Promise<void> {
-    if (req.method === "POST") return post(req, res, arrival);
+    if (req.method === "POST") return await post(req, res, arrival);
     if (options.stateless || (req.method !== "GET" && req.method !== "DELETE")) {
       sendError(res, errors.methodNotAllowed(options.stateless ? "POST" : "GET, POST, DELETE"));
       req.resume();
@@ -208,8 +208,8 @@ export function createHttpHandler(front: Front, partial: Partial<HandlerOptions>
       return;
     }
     const arrival: Arrival = { query, headers: req.headers, address: req.socket?.remoteAddress ?? "unknown" };
-    if (path === options.path) return mcp(req, res, arrival);
-    if (path === "/toolsets") return toolsets(res, arrival);
+    if (path === options.path) return await mcp(req, res, arrival);
+    if (path === "/toolsets") return await toolsets(res, arrival);
     const metrics = await front.metrics(arrival);
     if (metrics instanceof WireError) {
       req.resume();

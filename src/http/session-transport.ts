@@ -26,6 +26,8 @@ export interface TransportOptions {
 
 const UNBOUNDED: OutputLimits = { pendingBytes: Number.POSITIVE_INFINITY, stalledMs: 2_000_000_000 };
 
+const JSON_TYPE = { "content-type": "application/json" };
+
 const SSE_HEADERS = {
   "content-type": "text/event-stream",
   "cache-control": "no-cache",
@@ -71,7 +73,8 @@ export class HttpSessionTransport implements Transport {
 
   handlePost(req: IncomingMessage, res: ServerResponse, messages: JSONRPCMessage[], batch: boolean): void {
     const requestInfo = { headers: req.headers };
-    const ids = messages.filter((m) => "method" in m && "id" in m).map((m) => (m as { id: RequestId }).id);
+    const ids: RequestId[] = [];
+    for (const m of messages) if ("method" in m && "id" in m) ids.push(m.id);
     if (ids.length === 0) {
       res.writeHead(202, this.headers({})).end();
       for (const m of messages) this.onmessage?.(m, { requestInfo });
@@ -211,7 +214,10 @@ export class HttpSessionTransport implements Transport {
 
   private answerNow(post: PendingPost): void {
     const body = JSON.stringify(post.batch ? post.responses : post.responses[0]);
-    post.res.writeHead(200, this.headers({ "content-type": "application/json" }));
+    post.res.writeHead(
+      200,
+      this.announce ? { "content-type": "application/json", "mcp-session-id": this.sessionId } : JSON_TYPE,
+    );
     post.res.end(body);
     if (this.options.output) OutputGuard.afterEnd(post.res, this.options.output, this.options.outputEvents);
   }

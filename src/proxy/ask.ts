@@ -13,22 +13,29 @@ import { missingCapability } from "./capability.js";
 import { upstreamError } from "./errors.js";
 import type { Params } from "./host.js";
 import { passes } from "./peer.js";
-import type { Call, SessionState } from "./state.js";
+import { type Call, clientOf, type SessionState } from "./state.js";
 
-/** The call's own progress, log lines and server→client requests, as the forwarder hands them over. */
-export function callHandlers(
+/**
+ * What a call is forwarded with: the client's cancellation and key, and the call's own progress, log lines and
+ * server→client requests as the forwarder hands them over (`envelope`: a 2026-07-28 upstream's). One shape for
+ * every call (an option that does not apply is undefined), so the forwarder's reads of it stay monomorphic.
+ */
+export function forwardOptions(
   s: SessionState,
   route: Route,
   call: Call,
   token: unknown,
-): Pick<ForwardOptions, "onProgress" | "onNotification" | "onServerRequest"> {
+  envelope?: ForwardOptions["envelope"],
+): ForwardOptions {
   return {
-    ...(token !== undefined
-      ? {
-          onProgress: (p: Params) =>
-            call.notify({ method: "notifications/progress", params: { ...p, progressToken: token } }),
-        }
-      : {}),
+    signal: call.signal,
+    client: clientOf(s, call),
+    envelope,
+    onProgress:
+      token !== undefined
+        ? (p: Params) =>
+            call.notify({ method: "notifications/progress", params: { ...p, progressToken: token } })
+        : undefined,
     onNotification: (n) => {
       if (n.method !== "notifications/message") return call.notify(n);
       const level = call.client.logLevel;

@@ -12,7 +12,7 @@ import type { Route } from "../resolve.js";
 import { answerItself } from "../upstream/client.js";
 import { CODE, errors } from "../wire/errors.js";
 import type { Signal } from "../wire/signal.js";
-import { askClient, callHandlers } from "./ask.js";
+import { askClient, forwardOptions } from "./ask.js";
 import { Bridge } from "./bridge.js";
 import { missingCapability } from "./capability.js";
 import { upstreamError } from "./errors.js";
@@ -58,16 +58,15 @@ export async function passThrough(
   }
   const envelope = call.client.envelope!;
   try {
-    const result = await s.link(route.upstream).request(method, sent, {
-      signal: call.signal,
-      client: clientOf(s, call),
-      envelope: {
+    const result = await s.link(route.upstream).request(
+      method,
+      sent,
+      forwardOptions(s, route, call, token, {
         clientCapabilities: envelope.clientCapabilities,
         ...(envelope.clientInfo ? { clientInfo: envelope.clientInfo } : {}),
         ...(envelope.logLevel ? { logLevel: envelope.logLevel } : {}),
-      },
-      ...callHandlers(s, route, call, token),
-    });
+      }),
+    );
     if (resultTypeOf(result) !== "input_required" || typeof result.requestState !== "string") return result;
     const request = requestDigest(method, bound);
     const wrapped = s.host.requestStates.seal({
@@ -213,12 +212,7 @@ export async function pushRounds(
   for (let n = 0; ; n++) {
     let result: Params;
     try {
-      result = await link.request(method, sent, {
-        signal: call.signal,
-        client: clientOf(s, call),
-        envelope,
-        ...callHandlers(s, route, call, token),
-      });
+      result = await link.request(method, sent, forwardOptions(s, route, call, token, envelope));
     } catch (err) {
       const e = err as { code?: number; message?: string };
       // 2026-07-28 says -32602 for a resource not found; a 2025 client expects -32002.

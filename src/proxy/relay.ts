@@ -6,16 +6,18 @@
  */
 import { withoutEnvelope } from "../modern/meta.js";
 import type { Route } from "../resolve.js";
-import { callHandlers } from "./ask.js";
+import { forwardOptions } from "./ask.js";
 import { bridged, passThrough, pushRounds } from "./eras.js";
 import { upstreamError } from "./errors.js";
 import type { Params } from "./host.js";
 import { clientSpanOf, traced, withTrace } from "./spans.js";
 import type { Call, SessionState } from "./state.js";
-import { clientOf } from "./state.js";
 
 /** What goes upstream: the upstream's own name, the client's `_meta` less its progress token and envelope. */
 function upstreamBody(params: Params, route: Route, rename: boolean): { body: Params; token: unknown } {
+  // Most calls carry no _meta: the params as they are, under the upstream's own name.
+  if (params._meta === undefined)
+    return { body: rename ? { ...params, name: route.original } : params, token: undefined };
   const { _meta, ...rest } = params as { _meta?: Params };
   const token = _meta?.progressToken;
   let meta: Params | undefined;
@@ -38,7 +40,7 @@ export async function relay(
   const { body: plain, token } = upstreamBody(params, route, rename);
   // One CLIENT span under the request's SERVER span, whichever era bridge carries the call upstream.
   const span = clientSpanOf(s, call.span, route, method, params);
-  return traced(span, dispatch(s, route, method, withTrace(span, plain), params, call, token));
+  return await traced(span, dispatch(s, route, method, withTrace(span, plain), params, call, token));
 }
 
 async function dispatch(
@@ -56,9 +58,9 @@ async function dispatch(
   const modernUpstream = link.era === "2026-07-28";
   // Era branch 2 of 3 (docs/architecture.md): which bridge carries the call, by client era × upstream era.
   if (call.client.codec.era === "2026-07-28") {
-    return modernUpstream
+    return await (modernUpstream
       ? passThrough(s, route, method, body, params, call, token)
-      : bridged(s, route, method, body, params, call, token);
+      : bridged(s, route, method, body, params, call, token));
   }
   const end = traffic.begin(ref, s);
   const untrack = s.track(route.upstream, call);
@@ -68,11 +70,7 @@ async function dispatch(
     if (level && !modernUpstream) await link.request("logging/setLevel", { level }).catch(() => {});
     call.signal.throwIfAborted();
     if (modernUpstream) return await pushRounds(s, route, method, body, call, token);
-    return await link.request(method, body, {
-      signal: call.signal,
-      client: clientOf(s, call),
-      ...callHandlers(s, route, call, token),
-    });
+    return await link.request(method, body, forwardOptions(s, route, call, token));
   } catch (err) {
     throw upstreamError(err, route.upstream);
   } finally {

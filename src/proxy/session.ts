@@ -12,6 +12,7 @@ import type {
   ServerCapabilities,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { Principal } from "../auth/types.js";
+import type { AnswerFacts } from "../codec/codec.js";
 import { legacyClientOf } from "../codec/legacy.js";
 import { modernClientOf } from "../codec/modern.js";
 import type { Resolution } from "../resolve.js";
@@ -239,6 +240,19 @@ export class Session implements Dispatched {
     );
   }
 
+  /** What its answers' caching hints are made from, read only by a codec that makes them (2026-07-28). */
+  private readonly facts: AnswerFacts = ((session: Session) => ({
+    get private() {
+      return session.private;
+    },
+    get serverInfo() {
+      return session.host.serverInfo;
+    },
+    get cacheTtlMs() {
+      return session.host.cacheTtlMs;
+    },
+  }))(this);
+
   /** The client of a 2025 request: the session's initialize and its current log level. */
   private readonly legacyClient: CallClient = legacyClientOf(this);
 
@@ -285,12 +299,14 @@ export class Session implements Dispatched {
     const { id } = m;
     const codec = client.codec;
     const span = serverSpanOf(this, m, client.protocolVersion, headers);
+    // One shape for every call (what does not apply is undefined): the pipeline's reads of it stay monomorphic.
     const call: Call = {
       id,
       client,
       signal,
       span,
-      ...(requestId ? { requestId } : {}),
+      requestId,
+      sentParams: undefined,
       notify: (n) => {
         if (!signal.aborted) notify({ jsonrpc: "2.0", ...n } as JSONRPCMessage);
       },
@@ -300,11 +316,7 @@ export class Session implements Dispatched {
       if (this.fitting && m.method !== "initialize") await this.fitting;
       const params = m.params ?? {};
       codec.accept(m.method);
-      const result = codec.result(m.method, params, await handle(this, m.method, params, call), {
-        private: this.private,
-        serverInfo: this.host.serverInfo,
-        cacheTtlMs: this.host.cacheTtlMs,
-      });
+      const result = codec.result(m.method, params, await handle(this, m.method, params, call), this.facts);
       span.end({ result });
       return result;
     } catch (err) {

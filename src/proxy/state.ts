@@ -43,14 +43,14 @@ export interface Call {
   readonly client: CallClient;
   readonly signal: Signal;
   /** The HTTP request id (X-Request-Id) that ties its log lines together, when there is one. */
-  readonly requestId?: string;
+  readonly requestId?: string | undefined;
   /** Its SERVER span (the no-op span when tracing is off): the parent of what is sent upstream for it. */
   readonly span: McpSpan;
   /**
    * The params as the client sent them, when the call relayed is another (call_tool runs the tool it names):
    * what a 2026-07-28 requestState is bound to, since the client retries its own request.
    */
-  readonly sentParams?: Params;
+  readonly sentParams?: Params | undefined;
   /** Sends a notification that belongs to this request (progress, its log lines). */
   notify(notification: { method: string; params?: Params }): void;
   /** Sends a server→client request that belongs to this request, and waits for the client's answer. */

@@ -18,12 +18,11 @@ export type Params = Record<string, unknown>;
 export interface Channel {
   readonly era: Era;
   readonly capabilities: ServerCapabilities | undefined;
-  /** Forwards one request (errors as the upstream sent them; results as they came, stamps included). */
-  request(
-    method: string,
-    params: Params,
-    options: ForwardOptions & { readonly timeoutMs: number },
-  ): Promise<Params>;
+  /**
+   * Forwards one request (errors as the upstream sent them; results as they came, stamps included), failed after
+   * `timeoutMs` without an answer or progress.
+   */
+  request(method: string, params: Params, options: ForwardOptions, timeoutMs: number): Promise<Params>;
   notify(notification: { method: string; params?: Params }): Promise<void>;
   /** Every list the upstream's capabilities promise, every page; `onSkipped` hears an optional list that failed. */
   listOffer(onSkipped: (method: string, reason: string) => void): Promise<Offer>;

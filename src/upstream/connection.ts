@@ -148,12 +148,32 @@ export class UpstreamConnection {
   ): Promise<Record<string, unknown>> {
     const leave = this.enter(options.client);
     try {
-      return await this.forward(method, params, options);
+      // Ready (the usual case): straight to the channel, with nothing to start or wait for first.
+      const channel = this.channel;
+      return await (channel && this.current?.status === "ready"
+        ? this.onChannel(channel, method, params, options)
+        : this.forward(method, params, options));
     } catch (err) {
       throw redactError(err, this.options.redact);
     } finally {
       leave();
     }
+  }
+
+  /** One request on a ready channel; over HTTP, a session the upstream forgot is started again and sent again. */
+  private onChannel(
+    channel: Channel,
+    method: string,
+    params: Record<string, unknown>,
+    options: ForwardOptions,
+  ): Promise<Record<string, unknown>> {
+    const sent = channel.request(method, params, options, this.timeoutOf(options));
+    if (this.spec.transport !== "http") return sent;
+    return sent.catch((err: unknown) => this.afterFailure(err, channel, method, params, options));
+  }
+
+  private timeoutOf(options: ForwardOptions): number {
+    return options.timeoutMs ?? this.spec.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
   }
 
   /**
@@ -179,37 +199,46 @@ export class UpstreamConnection {
     };
   }
 
+  /** A request while the instance is not ready: it waits for the start (or fails with why it is unavailable). */
   private async forward(
     method: string,
     params: Record<string, unknown>,
     options: ForwardOptions,
   ): Promise<Record<string, unknown>> {
-    const used = { channel: undefined as Channel | undefined };
-    try {
-      return await this.requestOnce(method, params, options, used);
-    } catch (err) {
-      if (this.spec.transport !== "http") throw err;
-      if (err instanceof SessionGoneError) {
-        // The upstream refused before processing: it forgot our session (restarted, or expired it), or a
-        // 2026-07-28 request met a 2025 server. Start again (the first caller to see it does, probing the era
-        // again after a refused 2026 request; the others wait for the same start), and send again.
-        if (this.channel === used.channel) {
-          this.options.logger.info(`upstream: ${err.message}; starting again`, { upstream: this.spec.name });
-          await this.dropChannel(err);
-        }
-        return await this.requestOnce(method, params, options, used);
+    const channel = await this.readyChannel();
+    return this.onChannel(channel, method, params, options);
+  }
+
+  /**
+   * What an HTTP request that failed on `used` does next: the upstream refused before processing because it forgot
+   * our session (restarted, or expired it), or a 2026-07-28 request met a 2025 server: start again (the first
+   * caller to see it does, probing the era again after a refused 2026 request; the others wait for the same start)
+   * and send once more. An upstream that cannot be reached is marked unavailable. Anything else is the answer.
+   */
+  private async afterFailure(
+    err: unknown,
+    used: Channel,
+    method: string,
+    params: Record<string, unknown>,
+    options: ForwardOptions,
+  ): Promise<Record<string, unknown>> {
+    if (err instanceof SessionGoneError) {
+      if (this.channel === used) {
+        this.options.logger.info(`upstream: ${err.message}; starting again`, { upstream: this.spec.name });
+        await this.dropChannel(err);
       }
-      if (
-        this.channel &&
-        this.channel === used.channel &&
-        (err instanceof UpstreamUnreachableError || (err as { code?: string }).code === "ECONNREFUSED")
-      ) {
-        await this.dropChannel();
-        this.failed();
-        this.setState({ status: "unavailable", reason: `unreachable: ${message(err)}` });
-      }
-      throw err;
+      const again = await this.readyChannel();
+      return again.request(method, params, options, this.timeoutOf(options));
     }
+    if (
+      this.channel === used &&
+      (err instanceof UpstreamUnreachableError || (err as { code?: string }).code === "ECONNREFUSED")
+    ) {
+      await this.dropChannel();
+      this.failed();
+      this.setState({ status: "unavailable", reason: `unreachable: ${message(err)}` });
+    }
+    throw err;
   }
 
   /** New credentials (an OAuth grant): start now if down, else read the lists again (they may depend on who asks). */
@@ -226,24 +255,16 @@ export class UpstreamConnection {
     await channel?.close().catch(() => {});
   }
 
-  private async requestOnce(
-    method: string,
-    params: Record<string, unknown>,
-    options: ForwardOptions,
-    used: { channel: Channel | undefined },
-  ): Promise<Record<string, unknown>> {
+  /** The channel once the instance is ready (started if need be), or why it is unavailable. */
+  private async readyChannel(): Promise<Channel> {
     const state = await this.ensure();
     const channel = this.channel;
-    used.channel = channel;
     if (state.status !== "ready" || !channel) {
       throw new Error(
         `upstream ${this.spec.name} is unavailable${state.status === "unavailable" ? `: ${state.reason}` : ""}`,
       );
     }
-    return channel.request(method, params, {
-      ...options,
-      timeoutMs: options.timeoutMs ?? this.spec.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS,
-    });
+    return channel;
   }
 
   async notify(notification: { method: string; params?: Record<string, unknown> }): Promise<void> {

@@ -24,21 +24,21 @@ interface RequestEnvelope {
 }
 
 export interface ForwardOptions {
-  readonly signal?: Signal;
+  readonly signal?: Signal | undefined;
   /** Fails the call (and cancels it upstream) after this long without a result or progress. */
-  readonly timeoutMs?: number;
+  readonly timeoutMs?: number | undefined;
   /** Progress of this call, delivered synchronously in arrival order (the last one included). */
-  readonly onProgress?: (params: Params) => void;
+  readonly onProgress?: ((params: Params) => void) | undefined;
   /** A notification the upstream sent on this call's own response stream (a log line, say). */
-  readonly onNotification?: (notification: { method: string; params?: Params }) => void;
+  readonly onNotification?: ((notification: { method: string; params?: Params }) => void) | undefined;
   /** A server→client request the upstream sent on this call's own response stream. */
-  readonly onServerRequest?: (request: ServerRequest, signal: Signal) => Promise<Params>;
+  readonly onServerRequest?: ((request: ServerRequest, signal: Signal) => Promise<Params>) | undefined;
   /** 2026-07-28 upstreams: the envelope of this request (see RequestEnvelope). */
-  readonly envelope?: RequestEnvelope;
+  readonly envelope?: RequestEnvelope | undefined;
   /**
    * The client the call is made for (the key per-client limits count, SPEC §7.6); absent for toolpacks' own
    * requests. Over HTTP, one client's open calls on one instance are bounded so that they never take the
    * connections other clients' calls need.
    */
-  readonly client?: string;
+  readonly client?: string | undefined;
 }

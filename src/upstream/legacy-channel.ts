@@ -72,11 +72,11 @@ export async function openLegacy(setup: ChannelSetup, timeoutMs: number): Promis
   return {
     era: "2025",
     capabilities,
-    request(method: string, params: Params, options: ForwardOptions & { readonly timeoutMs: number }) {
+    request(method: string, params: Params, options: ForwardOptions, timeoutMs: number) {
       const tied = options.onServerRequest;
       return peer.request(method, legacyParams(params), {
         signal: options.signal,
-        timeoutMs: options.timeoutMs,
+        timeoutMs,
         onProgress: options.onProgress,
         onNotification: options.onNotification,
         onRequest: tied

@@ -132,18 +132,18 @@ class ModernChannel implements Channel {
     return found;
   }
 
-  request(method: string, params: Params, options: Sent): Promise<Params> {
+  request(method: string, params: Params, options: ForwardOptions, timeoutMs: number): Promise<Params> {
     switch (method) {
       case "logging/setLevel":
         this.level = isLogLevel(params.level) ? params.level : undefined;
         return Promise.resolve({});
       case "resources/subscribe":
       case "resources/unsubscribe":
-        return this.subscription(method === "resources/subscribe", params.uri, options.timeoutMs);
+        return this.subscription(method === "resources/subscribe", params.uri, timeoutMs);
       case "ping":
         return Promise.resolve({});
     }
-    return this.send(method, params, options);
+    return this.send(method, params, { ...options, timeoutMs });
   }
 
   private async subscription(on: boolean, uri: unknown, timeoutMs: number): Promise<Params> {

@@ -92,7 +92,7 @@ describe("an upstream channel of the 2025 era", () => {
 
   test("an upstream's error keeps its code, message and data, with no prefix added", async () => {
     const { channel } = await channelTo();
-    const err = await channel.request("nope/nothing", {}, { timeoutMs: 5000 }).catch((e: unknown) => e);
+    const err = await channel.request("nope/nothing", {}, {}, 5000).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(WireError);
     expect(err).toMatchObject({ code: -32601, message: "Method not found" });
     await channel.close();
@@ -140,7 +140,7 @@ describe("an upstream channel of the 2025 era", () => {
   test("closing fails what is in flight with Connection closed, and the channel says nothing of itself", async () => {
     const { opened, closed } = await silentUpstream("2025-06-18");
     const channel = (await opened) as Awaited<ReturnType<typeof openLegacy>>;
-    const pending = channel.request("never/answered", {}, { timeoutMs: 60_000 }).catch((e: unknown) => e);
+    const pending = channel.request("never/answered", {}, {}, 60_000).catch((e: unknown) => e);
     await channel.close();
     expect(await pending).toMatchObject({ code: -32000, message: "Connection closed" });
     expect(closed()).toBe(0);

@@ -80,13 +80,13 @@ async function stages(s: SessionState, params: Params, call: Call, at: Attempt):
       const named = b.names(params);
       // Observed as the tool it names; a 2026-07-28 requestState stays bound to the request the client sent.
       at.handedOver = true;
-      return runTool(s, named, { ...call, sentParams: params });
+      return await runTool(s, named, { ...call, sentParams: params });
     }
     const result = await b.run({ s, call, params });
     at.isError = result.isError === true;
     return result;
   }
-  return upstreamTool(s, entry.route, params, call, at);
+  return await upstreamTool(s, entry.route, params, call, at);
 }
 
 /**
