@@ -145,7 +145,16 @@ export class Metrics {
   /** Subjects with a series of their own (never forgotten: a subject has no end, unlike a session). */
   private readonly subjects = new Set<string>();
 
-  /** One call's figures. */
+  /**
+   * The series of a route (`key`: the resolution's route object, which names one toolset, tool and upstream) by
+   * outcome: found by identity, without building and hashing a string key per call.
+   */
+  private readonly byRoute = new WeakMap<
+    object,
+    { toolset: string; series: Partial<Record<Outcome, { count: CountSeries; time: HistogramSeries }>> }
+  >();
+
+  /** One call's figures; `key` (a route object) lets its series be found again by identity. */
   recordCall(
     toolset: string,
     tool: string,
@@ -153,6 +162,7 @@ export class Metrics {
     outcome: Outcome,
     seconds: number,
     subject?: string,
+    key?: object,
   ): void {
     if (subject !== undefined) {
       if (!this.subjects.has(subject) && this.subjects.size < MAX_SUBJECT_SERIES) this.subjects.add(subject);
@@ -161,14 +171,23 @@ export class Metrics {
         this.subjectCalls.series(`${label}\u0000${outcome}`, { subject: label, outcome }),
       );
     }
-    const key = `${toolset}\u0000${tool}\u0000${upstream}\u0000${outcome}`;
-    let bound = this.callSeries.get(key);
+    let routed = key ? this.byRoute.get(key) : undefined;
+    if (key && routed?.toolset !== toolset) {
+      routed = { toolset, series: {} };
+      this.byRoute.set(key, routed);
+    }
+    let bound = routed?.series[outcome];
     if (!bound) {
-      bound = {
-        count: this.calls.series(key, { toolset, tool, upstream, outcome }),
-        time: this.latency.series(`${upstream}\u0000${tool}`, { upstream, tool }),
-      };
-      this.callSeries.set(key, bound);
+      const named = `${toolset}\u0000${tool}\u0000${upstream}\u0000${outcome}`;
+      bound = this.callSeries.get(named);
+      if (!bound) {
+        bound = {
+          count: this.calls.series(named, { toolset, tool, upstream, outcome }),
+          time: this.latency.series(`${upstream}\u0000${tool}`, { upstream, tool }),
+        };
+        this.callSeries.set(named, bound);
+      }
+      if (routed) routed.series[outcome] = bound;
     }
     this.calls.inc(bound.count);
     this.latency.observe(bound.time, seconds);

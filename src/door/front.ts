@@ -207,7 +207,8 @@ export class Front {
     arrival: Arrival,
     connect: Connect<T>,
   ): Promise<{ session: SessionPort; transport: T } | WireError> {
-    const principal = await this.authenticate(arrival);
+    // Without `auth:` there is nobody to authenticate: no turn of the event loop spent finding that out.
+    const principal = this.identity.on(this.gateway.catalog) ? await this.authenticate(arrival) : undefined;
     if (principal instanceof WireError) return principal;
     const id = header(arrival.headers, "mcp-session-id");
     const version = header(arrival.headers, "mcp-protocol-version");
@@ -224,11 +225,9 @@ export class Front {
       connect,
     );
     if (found instanceof WireError) return found;
-    const lacking = this.identity.stillMeets(
-      this.gateway.catalog,
-      principal,
-      this.sessions.granted(found.session),
-    );
+    const lacking =
+      principal &&
+      this.identity.stillMeets(this.gateway.catalog, principal, this.sessions.granted(found.session));
     if (lacking) return lacking;
     // The edge that connects a kind of transport is the one that finds its sessions again.
     return { session: found.session, transport: found.session.via as T };

@@ -176,8 +176,12 @@ export function createHttpHandler(front: Front, partial: Partial<HandlerOptions>
     entry.transport.handlePost(req, res, messages, batch);
   }
 
-  async function mcp(req: IncomingMessage, res: ServerResponse, arrival: Arrival): Promise<void> {
-    if (req.method === "POST") return await post(req, res, arrival);
+  function mcp(req: IncomingMessage, res: ServerResponse, arrival: Arrival): Promise<void> {
+    return req.method === "POST" ? post(req, res, arrival) : notPost(req, res, arrival);
+  }
+
+  /** GET (a session's stream) and DELETE (its end); anything else is refused. */
+  async function notPost(req: IncomingMessage, res: ServerResponse, arrival: Arrival): Promise<void> {
     if (options.stateless || (req.method !== "GET" && req.method !== "DELETE")) {
       sendError(res, errors.methodNotAllowed(options.stateless ? "POST" : "GET, POST, DELETE"));
       req.resume();

@@ -28,6 +28,9 @@ const UNBOUNDED: OutputLimits = { pendingBytes: Number.POSITIVE_INFINITY, stalle
 
 const JSON_TYPE = { "content-type": "application/json" };
 
+/** What a send resolves to (one settled promise, shared). */
+const WRITTEN: Promise<void> = Promise.resolve();
+
 const SSE_HEADERS = {
   "content-type": "text/event-stream",
   "cache-control": "no-cache",
@@ -137,31 +140,35 @@ export class HttpSessionTransport implements Transport {
     });
   }
 
-  async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
-    if (this.closed) return;
+  /** Writes at once (nothing to wait for: what a slow reader leaves unsent is bounded by its guard). */
+  send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    if (this.closed) return WRITTEN;
     const isResponse = ("result" in message || "error" in message) && "id" in message;
     if (isResponse) {
       const id = (message as { id: RequestId }).id;
       const post = this.pending.get(id);
-      if (!post) return;
+      if (!post) return WRITTEN;
       this.pending.delete(id);
       post.waiting.delete(id);
       this.answer(post, message);
-      return;
+      return WRITTEN;
     }
     const related = options?.relatedRequestId;
     const post = related !== undefined ? this.pending.get(related) : undefined;
     if (post && !post.done) {
       this.upgrade(post);
       post.guard!.event(message);
-      return;
+      return WRITTEN;
     }
     // Not tied to a live request: the standalone GET stream. A notification with nowhere to go is dropped (as the
     // SDK does); a request fails at once rather than waiting for an answer that cannot come.
     if (this.streamGuard) this.streamGuard.event(message);
     else if ("id" in message && "method" in message) {
-      throw new Error(`the client has no open stream to receive ${(message as { method: string }).method}`);
+      return Promise.reject(
+        new Error(`the client has no open stream to receive ${(message as { method: string }).method}`),
+      );
     }
+    return WRITTEN;
   }
 
   async close(): Promise<void> {

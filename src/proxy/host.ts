@@ -49,7 +49,10 @@ export interface SessionTraffic {
 }
 
 interface CallFigures {
-  /** `subject`: the caller as logs write it (bounded to a number of series by the metrics). */
+  /**
+   * `subject`: the caller as logs write it (bounded to a number of series by the metrics); `key`: the call's route
+   * object, by which its series are found again.
+   */
   recordCall(
     toolset: string,
     tool: string,
@@ -57,6 +60,7 @@ interface CallFigures {
     outcome: Outcome,
     seconds: number,
     subject?: string,
+    key?: object,
   ): void;
 }
 

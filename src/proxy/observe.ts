@@ -62,7 +62,15 @@ export function observe(
   const toolset = o.toolset ?? null;
   // Metrics count the calls that reached an upstream tool (their labels are the config's names, never the client's).
   if (o.method === "tools/call" && route && ending.outcome !== "refused")
-    host.metrics.recordCall(toolset ?? "", route.name, route.upstream, ending.outcome, seconds, subject);
+    host.metrics.recordCall(
+      toolset ?? "",
+      route.name,
+      route.upstream,
+      ending.outcome,
+      seconds,
+      subject,
+      route,
+    );
   const ms = Math.round(seconds * 10_000) / 10;
   const name = { [NAME_KEY[o.method]]: named(o.name) };
   const reason = ending.outcome === "refused" ? { reason: ending.reason } : {};

@@ -29,7 +29,7 @@ function upstreamBody(params: Params, route: Route, rename: boolean): { body: Pa
   return { body, token };
 }
 
-export async function relay(
+export function relay(
   s: SessionState,
   route: Route,
   method: string,
@@ -40,7 +40,7 @@ export async function relay(
   const { body: plain, token } = upstreamBody(params, route, rename);
   // One CLIENT span under the request's SERVER span, whichever era bridge carries the call upstream.
   const span = clientSpanOf(s, call.span, route, method, params);
-  return await traced(span, dispatch(s, route, method, withTrace(span, plain), params, call, token));
+  return traced(span, dispatch(s, route, method, withTrace(span, plain), params, call, token));
 }
 
 async function dispatch(

@@ -68,6 +68,9 @@ export interface SessionInit {
   readonly initializing?: (params: Params) => Promise<void>;
 }
 
+/** What a send that has nothing more to wait for resolves to (one settled promise, shared). */
+const SENT: Promise<void> = Promise.resolve();
+
 /** How long the client may take to answer a request of ours (sampling, elicitation, roots). */
 const CLIENT_TIMEOUT_MS = 10 * 60_000;
 /** Requests one session may have waiting for its client's answer; more are refused to the upstream at once. */
@@ -229,7 +232,7 @@ export class Session implements Dispatched {
     // Era branch 1 of 3 (docs/architecture.md): which codec reads a request of a conversation that may carry
     // either era (stdio, in memory): one with the 2026-07-28 envelope is of that era, whatever came before.
     const client = modernClientOf(r.params) ?? this.legacyClient;
-    const m = { id, method: r.method, ...(r.params ? { params: r.params } : {}) };
+    const m = { id, method: r.method, params: r.params };
     return this.answerFor(
       m,
       client,
@@ -409,9 +412,13 @@ export class Session implements Dispatched {
   }
 
   /** Sends one message; one tied to a request rides on that request's stream. */
-  private async send(message: JSONRPCMessage, relatedRequestId?: RequestId): Promise<void> {
-    if (this.closed || !this.transport) return;
-    await this.transport.send(message, relatedRequestId !== undefined ? { relatedRequestId } : undefined);
+  private send(message: JSONRPCMessage, relatedRequestId?: RequestId): Promise<void> {
+    if (this.closed || !this.transport) return SENT;
+    try {
+      return this.transport.send(message, relatedRequestId !== undefined ? { relatedRequestId } : undefined);
+    } catch (err) {
+      return Promise.reject(err);
+    }
   }
 
   track(upstream: string, call: Call): () => void {

@@ -40,6 +40,9 @@ export function spawnUpstream(spec: SpawnSpec): ChildProcess {
   });
 }
 
+/** What a send resolves to once the pipe took the line (one settled promise, shared). */
+const WRITTEN: Promise<void> = Promise.resolve();
+
 export class LeanStdioTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
@@ -187,11 +190,8 @@ export class LeanStdioTransport implements Transport {
         stdin.uncork();
       });
     }
+    if (stdin.write(`${JSON.stringify(message)}\n`)) return WRITTEN;
     return new Promise((resolve, reject) => {
-      if (stdin.write(`${JSON.stringify(message)}\n`)) {
-        resolve();
-        return;
-      }
       // A child that stops reading, or dies, must not leave the send pending forever.
       const done = (err?: Error) => {
         stdin.off("drain", onDrain);

@@ -25,7 +25,7 @@ export interface Message {
 
 export interface Notification {
   readonly method: string;
-  readonly params?: Params;
+  readonly params?: Params | undefined;
 }
 
 /** Serves one request of the other side: its result, or a thrown error (its code, message and data go back). */
@@ -146,7 +146,7 @@ export class RpcPeer {
       if (method === "notifications/cancelled") {
         const mine = this.answering.get(params?.requestId as Id);
         if (mine) mine.abort(params?.reason ?? "cancelled");
-        else this.handlers.notification?.({ method, ...(params ? { params } : {}) });
+        else this.handlers.notification?.({ method, params });
         return;
       }
       if (method === "notifications/progress") {
@@ -159,17 +159,13 @@ export class RpcPeer {
           return;
         }
       }
-      const n = { method, ...(params ? { params } : {}) };
+      // One shape for every message handed on (params undefined when it has none: JSON leaves it out).
+      const n = { method, params };
       if (tie?.options.onNotification) tie.options.onNotification(n);
       else this.handlers.notification?.(n);
       return;
     }
-    this.serve(
-      m.id,
-      { method, ...(params ? { params } : {}) },
-      tie?.options.onRequest ?? this.handlers.request,
-      context,
-    );
+    this.serve(m.id, { method, params }, tie?.options.onRequest ?? this.handlers.request, context);
   }
 
   /** Fails every request of ours and aborts every one being served: the conversation is over. */

@@ -58,14 +58,18 @@ describe("series kept by toolpacks print as prom-client's own", () => {
     m.recordCall("files", "read", "fs", "ok", 0.002);
     m.recordCall("files", "read", "fs", "ok", 0.2);
     m.recordCall("files", "read", "fs", "error", 0.2, "alice");
+    // Found again by a route object: the same series, whether or not the first call named the route.
+    const route = {};
+    m.recordCall("files", "read", "fs", "ok", 0.2, undefined, route);
+    m.recordCall("files", "read", "fs", "ok", 0.2, undefined, route);
     const text = await m.text();
-    expect(text).toContain('toolpacks_calls_total{toolset="files",tool="read",upstream="fs",outcome="ok"} 2');
+    expect(text).toContain('toolpacks_calls_total{toolset="files",tool="read",upstream="fs",outcome="ok"} 4');
     expect(text).toContain(
       'toolpacks_calls_total{toolset="files",tool="read",upstream="fs",outcome="error"} 1',
     );
-    expect(text).toContain('toolpacks_call_duration_seconds_count{upstream="fs",tool="read"} 3');
+    expect(text).toContain('toolpacks_call_duration_seconds_count{upstream="fs",tool="read"} 5');
     expect(text).toContain('toolpacks_subject_calls_total{subject="alice",outcome="error"} 1');
     const counted = await m.calls.get();
-    expect(counted.values.map((v) => v.value).sort()).toEqual([1, 2]);
+    expect(counted.values.map((v) => v.value).sort()).toEqual([1, 4]);
   });
 });

@@ -70,7 +70,8 @@ interface Attempt {
   handedOver?: true;
 }
 
-async function stages(s: SessionState, params: Params, call: Call, at: Attempt): Promise<Params> {
+/** Route, then the built-in or the upstream tool's stages (a refusal of route is thrown as it is: runTool catches it). */
+function stages(s: SessionState, params: Params, call: Call, at: Attempt): Promise<Params> {
   const entry = route(s, params, call);
   at.entry = entry;
   if ("builtIn" in entry) {
@@ -80,13 +81,24 @@ async function stages(s: SessionState, params: Params, call: Call, at: Attempt):
       const named = b.names(params);
       // Observed as the tool it names; a 2026-07-28 requestState stays bound to the request the client sent.
       at.handedOver = true;
-      return await runTool(s, named, { ...call, sentParams: params });
+      return runTool(s, named, { ...call, sentParams: params });
     }
-    const result = await b.run({ s, call, params });
-    at.isError = result.isError === true;
-    return result;
+    return builtIn(b, s, params, call, at);
   }
-  return await upstreamTool(s, entry.route, params, call, at);
+  return upstreamTool(s, entry.route, params, call, at);
+}
+
+/** A built-in tool that runs (find_tools, list_server_toolsets, inspect_state): its result, or what it threw. */
+async function builtIn(
+  b: { run(c: { s: SessionState; call: Call; params: Params }): Promise<Params> | Params },
+  s: SessionState,
+  params: Params,
+  call: Call,
+  at: Attempt,
+): Promise<Params> {
+  const result = await b.run({ s, call, params });
+  at.isError = result.isError === true;
+  return result;
 }
 
 /**
