@@ -6,8 +6,8 @@
  * round, SPEC §12.4).
  */
 import type { ClientCapabilities } from "@modelcontextprotocol/sdk/types.js";
-import { decorate, readHint } from "../modern/cache.js";
-import { checkEnvelope, type Envelope, hasClaim, stampResult } from "../modern/meta.js";
+import { CACHEABLE_METHODS, decorate, readHint } from "../modern/cache.js";
+import { checkEnvelope, type Envelope, hasClaim, resultTypeOf, stampResult } from "../modern/meta.js";
 import { MODERN_VERSION } from "../modern/wire.js";
 import type { Params } from "../proxy/peer.js";
 import type { CallClient } from "../proxy/state.js";
@@ -32,6 +32,8 @@ const modernCodec: Codec = Object.freeze({
   },
   result(method: string, params: Params, result: Params, facts: AnswerFacts): Params {
     const stamped = stampResult(result, facts.serverInfo);
+    // A complete answer of a method that is not cacheable is finished as it is (a tool call's, a prompt's).
+    if (!CACHEABLE_METHODS.has(method) && resultTypeOf(stamped) === "complete") return stamped;
     const retry = params.inputResponses !== undefined || params.requestState !== undefined;
     const own = method === "resources/read" ? (readHint(result).ttlMs ?? 0) : facts.cacheTtlMs;
     return decorate(stamped, {
@@ -66,8 +68,9 @@ export function modernClient(
     logLevel: envelope.logLevel,
     protocolVersion: envelope.protocolVersion,
     envelope,
-    ...(clientKey !== undefined ? { clientKey } : {}),
-    ...(unknown !== undefined ? { unknown } : {}),
+    // One shape for every request's client (what it has not is undefined).
+    clientKey,
+    unknown,
   };
 }
 

@@ -3,7 +3,7 @@ import { resultTypeOf } from "./meta.js";
 import { isRecord } from "./wire.js";
 
 /** The operations whose complete results MUST carry hints (§Cacheable results). */
-const CACHEABLE_METHODS: ReadonlySet<string> = new Set([
+export const CACHEABLE_METHODS: ReadonlySet<string> = new Set([
   "server/discover",
   "tools/list",
   "prompts/list",

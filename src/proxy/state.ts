@@ -28,13 +28,13 @@ export interface CallClient {
    * The key per-client limits count this request under, when it is its own (a 2026-07-28 request over HTTP: the
    * context serving it may be shared by several clients); absent: its session's client.
    */
-  readonly clientKey?: string;
+  readonly clientKey?: string | undefined;
   /**
    * The names this request's URL asked for that the config has not, when they are its own (a 2026-07-28 request
    * over HTTP: its context serves every URL with the same toolsets, `?only=a` and `?only=a,bogus` alike);
    * absent: its session's selection says them.
    */
-  readonly unknown?: readonly string[];
+  readonly unknown?: readonly string[] | undefined;
 }
 
 /** One client request being handled: its cancellation, and the stream its related messages ride on. */
