@@ -190,7 +190,14 @@ export class LeanStdioTransport implements Transport {
         stdin.uncork();
       });
     }
-    if (stdin.write(`${JSON.stringify(message)}\n`)) return WRITTEN;
+    let taken: boolean;
+    try {
+      taken = stdin.write(`${JSON.stringify(message)}\n`);
+    } catch (err) {
+      // A message that does not serialize fails its send, as a write that fails does: never a throw.
+      return Promise.reject(err);
+    }
+    if (taken) return WRITTEN;
     return new Promise((resolve, reject) => {
       // A child that stops reading, or dies, must not leave the send pending forever.
       const done = (err?: Error) => {

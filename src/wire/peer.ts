@@ -111,7 +111,12 @@ export class RpcPeer {
       const sent = options.onProgress
         ? { ...params, _meta: { ...(params._meta as Params | undefined), progressToken: id } }
         : params;
-      const written = this.send({ jsonrpc: "2.0", id, method, params: sent }, options.related);
+      let written: Promise<void> | void;
+      try {
+        written = this.send({ jsonrpc: "2.0", id, method, params: sent }, options.related);
+      } catch (err) {
+        written = Promise.reject(err);
+      }
       if (written)
         written.catch((err: unknown) => {
           if (this.pending.get(id) === p) this.settle(id, p, err, false);

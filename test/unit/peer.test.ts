@@ -290,6 +290,15 @@ describe("the JSON-RPC peer", () => {
     expect(await pending).toMatchObject({ code: -32000, message: "Connection closed" });
     expect(await peer.request("later").catch((e: unknown) => e)).toMatchObject({ code: -32000 });
   });
+
+  test("a request whose send throws fails at once with that error and leaves nothing waiting", async () => {
+    const peer = new RpcPeer(() => {
+      throw new TypeError("Do not know how to serialize a BigInt");
+    });
+    const err = await peer.request("tools/call", {}, { timeoutMs: 60_000 }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(TypeError);
+    expect(peer.waiting).toBe(0);
+  });
 });
 
 describe("the protocol constants", () => {
