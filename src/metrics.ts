@@ -139,9 +139,6 @@ export class Metrics {
     else this.upstreamUp.set({ upstream, instance: kind }, ids.size);
   }
 
-  /** The series of each (toolset, tool, upstream, outcome): bound once, found again by one string key. */
-  private readonly callSeries = new Map<string, { count: CountSeries; time: HistogramSeries }>();
-
   /** Subjects with a series of their own (never forgotten: a subject has no end, unlike a session). */
   private readonly subjects = new Set<string>();
 
@@ -178,15 +175,16 @@ export class Metrics {
     }
     let bound = routed?.series[outcome];
     if (!bound) {
-      const named = `${toolset}\u0000${tool}\u0000${upstream}\u0000${outcome}`;
-      bound = this.callSeries.get(named);
-      if (!bound) {
-        bound = {
-          count: this.calls.series(named, { toolset, tool, upstream, outcome }),
-          time: this.latency.series(`${upstream}\u0000${tool}`, { upstream, tool }),
-        };
-        this.callSeries.set(named, bound);
-      }
+      // The series themselves are found by their labels (the same set for every route that names them).
+      bound = {
+        count: this.calls.series(`${toolset}\u0000${tool}\u0000${upstream}\u0000${outcome}`, {
+          toolset,
+          tool,
+          upstream,
+          outcome,
+        }),
+        time: this.latency.series(`${upstream}\u0000${tool}`, { upstream, tool }),
+      };
       if (routed) routed.series[outcome] = bound;
     }
     this.calls.inc(bound.count);

@@ -114,6 +114,14 @@ export class Front {
 
   // ── who is calling ─────────────────────────────────────────────────────────────────────────────────────
 
+  /**
+   * `auth:` is on. Without it there is nobody to authenticate: a request's path (2025 or 2026-07-28) then spends no
+   * turn of the event loop awaiting `authenticate` to say so.
+   */
+  private get authOn(): boolean {
+    return this.identity.on(this.gateway.catalog);
+  }
+
   /** Authenticates an arrival (`query`: the selection whose scopes a 401 asks for): its principal, or the refusal. */
   authenticate(arrival: Arrival, query = arrival.query): Promise<Principal | undefined | WireError> {
     return this.identity.authenticate(this.gateway.catalog, arrival.headers, query);
@@ -207,8 +215,7 @@ export class Front {
     arrival: Arrival,
     connect: Connect<T>,
   ): Promise<{ session: SessionPort; transport: T } | WireError> {
-    // Without `auth:` there is nobody to authenticate: no turn of the event loop spent finding that out.
-    const principal = this.identity.on(this.gateway.catalog) ? await this.authenticate(arrival) : undefined;
+    const principal = this.authOn ? await this.authenticate(arrival) : undefined;
     if (principal instanceof WireError) return principal;
     const id = header(arrival.headers, "mcp-session-id");
     const version = header(arrival.headers, "mcp-protocol-version");
@@ -256,7 +263,7 @@ export class Front {
     m: { readonly method: string; readonly params?: Record<string, unknown> },
     envelope: Envelope,
   ): Promise<(Served & { session: SessionPort; unknown: readonly string[] }) | WireError> {
-    const principal = await this.authenticate(arrival);
+    const principal = this.authOn ? await this.authenticate(arrival) : undefined;
     if (principal instanceof WireError) return principal;
     // Each request is its own initialize here: its principal narrows the URL's selection, step-up included.
     const stepUp = this.identity.stepUp(this.gateway.catalog, principal, arrival.query);

@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage, MessageExtraInfo, RequestId } from "@modelcontextprotocol/sdk/types.js";
 import { errors, type WireError } from "../wire/errors.js";
+import { SENT } from "../wire/peer.js";
 import { type OutputEvents, OutputGuard, type OutputLimits } from "./output-guard.js";
 import { sendError } from "./replies.js";
 
@@ -27,9 +28,6 @@ export interface TransportOptions {
 const UNBOUNDED: OutputLimits = { pendingBytes: Number.POSITIVE_INFINITY, stalledMs: 2_000_000_000 };
 
 const JSON_TYPE = { "content-type": "application/json" };
-
-/** What a send resolves to (one settled promise, shared). */
-const WRITTEN: Promise<void> = Promise.resolve();
 
 const SSE_HEADERS = {
   "content-type": "text/event-stream",
@@ -142,23 +140,23 @@ export class HttpSessionTransport implements Transport {
 
   /** Writes at once (nothing to wait for: what a slow reader leaves unsent is bounded by its guard). */
   send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
-    if (this.closed) return WRITTEN;
+    if (this.closed) return SENT;
     const isResponse = ("result" in message || "error" in message) && "id" in message;
     if (isResponse) {
       const id = (message as { id: RequestId }).id;
       const post = this.pending.get(id);
-      if (!post) return WRITTEN;
+      if (!post) return SENT;
       this.pending.delete(id);
       post.waiting.delete(id);
       this.answer(post, message);
-      return WRITTEN;
+      return SENT;
     }
     const related = options?.relatedRequestId;
     const post = related !== undefined ? this.pending.get(related) : undefined;
     if (post && !post.done) {
       this.upgrade(post);
       post.guard!.event(message);
-      return WRITTEN;
+      return SENT;
     }
     // Not tied to a live request: the standalone GET stream. A notification with nowhere to go is dropped (as the
     // SDK does); a request fails at once rather than waiting for an answer that cannot come.
@@ -168,7 +166,7 @@ export class HttpSessionTransport implements Transport {
         new Error(`the client has no open stream to receive ${(message as { method: string }).method}`),
       );
     }
-    return WRITTEN;
+    return SENT;
   }
 
   async close(): Promise<void> {

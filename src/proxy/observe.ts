@@ -71,11 +71,13 @@ export function observe(
       subject,
       route,
     );
+  // A line per call: its fields are built only when a debug line or an audit line is written (by default neither).
+  const debug = host.logger.enabled?.("debug") ?? true;
+  if (!debug && !audit) return;
   const ms = Math.round(seconds * 10_000) / 10;
   const name = { [NAME_KEY[o.method]]: named(o.name) };
   const reason = ending.outcome === "refused" ? { reason: ending.reason } : {};
-  // A line per call: its fields are built only when debug lines are written (they are not by default).
-  if (host.logger.enabled?.("debug") ?? true)
+  if (debug)
     host.logger.debug("call", {
       request_id: call.requestId,
       session: s.digest,

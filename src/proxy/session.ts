@@ -20,7 +20,7 @@ import type { Selection } from "../selection.js";
 import type { InstanceRef } from "../upstream/instance.js";
 import { sharedRef } from "../upstream/instance.js";
 import { errors } from "../wire/errors.js";
-import { type Id, type Notification, RpcPeer } from "../wire/peer.js";
+import { type Id, type Notification, RpcPeer, SENT } from "../wire/peer.js";
 import type { Signal } from "../wire/signal.js";
 import { askClient } from "./ask.js";
 import { CallsByUpstream } from "./calls.js";
@@ -67,9 +67,6 @@ export interface SessionInit {
    */
   readonly initializing?: (params: Params) => Promise<void>;
 }
-
-/** What a send that has nothing more to wait for resolves to (one settled promise, shared). */
-const SENT: Promise<void> = Promise.resolve();
 
 /** How long the client may take to answer a request of ours (sampling, elicitation, roots). */
 const CLIENT_TIMEOUT_MS = 10 * 60_000;

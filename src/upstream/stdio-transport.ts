@@ -10,6 +10,7 @@ import type { Readable } from "node:stream";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { errors } from "../wire/errors.js";
+import { SENT } from "../wire/peer.js";
 import { DEFAULT_MAX_LINE_BYTES, LineReader, LineTooLongError, readMessageLine } from "./lines.js";
 import { DEFAULT_KILL_GRACE_MS, endGroup, groupAlive } from "./process-group.js";
 
@@ -39,9 +40,6 @@ export function spawnUpstream(spec: SpawnSpec): ChildProcess {
     detached: true,
   });
 }
-
-/** What a send resolves to once the pipe took the line (one settled promise, shared). */
-const WRITTEN: Promise<void> = Promise.resolve();
 
 export class LeanStdioTransport implements Transport {
   onclose?: () => void;
@@ -195,9 +193,10 @@ export class LeanStdioTransport implements Transport {
       taken = stdin.write(`${JSON.stringify(message)}\n`);
     } catch (err) {
       // A message that does not serialize fails its send, as a write that fails does: never a throw.
+      if (m.id !== undefined && m.method !== undefined) this.unanswered.delete(m.id);
       return Promise.reject(err);
     }
-    if (taken) return WRITTEN;
+    if (taken) return SENT;
     return new Promise((resolve, reject) => {
       // A child that stops reading, or dies, must not leave the send pending forever.
       const done = (err?: Error) => {

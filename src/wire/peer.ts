@@ -68,6 +68,9 @@ export interface PeerHandlers {
 /** Writes one message; `related` names the request of either side it belongs to, when there is one. */
 export type Send = (message: Message, related?: Id) => Promise<void> | void;
 
+/** What a send that has nothing more to wait for returns: one settled promise, shared (none is made per message). */
+export const SENT: Promise<void> = Promise.resolve();
+
 interface Pending {
   readonly options: RequestOptions;
   readonly method: string;
